@@ -257,6 +257,22 @@ SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, 
   return sk__ret(SKC_OK, NULL, err);
 }
 
+SK_API sk_result sk_scene_mesh_node_transform(const sk_scene* scene, uint32_t mesh, float out[16], int32_t* out_joint,
+                                              sk_error* err) {
+  if (!scene || !out) SK__FAIL(err, SKC_INVALID_ARGUMENT, "scene and out must not be NULL");
+  if (mesh >= scene->io->mesh_count) SK__FAIL(err, SKC_OUT_OF_RANGE, "mesh %u out of range", mesh);
+  const skio_mesh* m = &scene->io->meshes[mesh];
+  const bool rigid = skio_mesh_still_rigid(m);
+  /* a skin of its own (read, or given by a bind) puts the vertices in its bind space: no node transform applies */
+  if (m->skin && !rigid) {
+    skc_mat4_identity(out);
+  } else {
+    (void)skio_mesh_node_space(m, out); /* the identity when it has none */
+  }
+  if (out_joint) *out_joint = rigid ? m->rigid_joint : -1;
+  return sk__ret(SKC_OK, NULL, err);
+}
+
 SK_API int32_t sk_scene_mesh_rigid_joint(const sk_scene* scene, uint32_t mesh) {
   const skio_mesh* m = mesh_at(scene, mesh);
   return m && skio_mesh_still_rigid(m) ? m->rigid_joint : -1;

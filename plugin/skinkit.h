@@ -42,10 +42,10 @@ extern "C" {
 /* ============================================================================================ common */
 
 /* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.25.0 -> 12500); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12602
+#define SK_VERSION 12700
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
-#define SK_ABI_MINOR 26
+#define SK_ABI_MINOR 27
 
 typedef enum sk_result {
   SK_OK = 0,
@@ -632,6 +632,19 @@ SK_API sk_result sk_scene_mesh_set_parent_joint(sk_scene* scene, uint32_t mesh, 
  * unskinned mesh, a scene built with sk_scene_create) or sk_scene_mesh_set_skin gave the mesh other inverse binds,
  * SK_ERR_OUT_OF_RANGE for a mesh past the last, SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
 SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, float out[16], sk_error* err);
+/* ABI 1.27: the node transform N of a mesh without a skin in its file, or of a rigid attachment whose skin is still
+ * the reader's one-joint skin (column-major, in the scene's space like sk_scene_mesh_positions): the transform the
+ * reader placed its vertices with - its node's world transform, into the bind pose's space for a rigid attachment -
+ * so inv(N) x each vertex is the vertex in its node's own space and N puts it back: the node's origin and axes, which
+ * the writers give the mesh's node (since session 74) and an importer gives its object (Blender's importers put an
+ * object's origin there). The identity when there is none: a skinned mesh, a mesh whose skin sk_scene_mesh_set_skin
+ * or a bind replaced, a scene built with sk_scene_create, a node at the identity, or one whose N cannot be undone
+ * (singular, not finite, a mirror: its vertices stay as stored). out_joint (optional): the joint of a rigid
+ * attachment (sk_scene_mesh_rigid_joint), whose node is that joint's child in the file - a sword in a hand, which
+ * writers and importers make a child of that bone without skin - else -1. SK_ERR_INVALID_ARGUMENT for a NULL scene
+ * or out, SK_ERR_OUT_OF_RANGE for a mesh past the last (outputs untouched on failure). */
+SK_API sk_result sk_scene_mesh_node_transform(const sk_scene* scene, uint32_t mesh, float out[16], int32_t* out_joint,
+                                              sk_error* err);
 /* ABI 1.15: for a scene read by skinkit's glTF reader, the index in "scenes" of the scene whose node tree holds the
  * mesh's node (the default scene when it does, else the first other one); -1 when no scene lists it, for other
  * formats, scenes built with sk_scene_create and an index out of range. A skin's joints must be in the scene of the

@@ -34,9 +34,9 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12602
+SK_VERSION = 12700
 SK_ABI_MAJOR = ABI_MAJOR
-SK_ABI_MINOR = 26
+SK_ABI_MINOR = 27
 
 SK_PROP_INT, SK_PROP_BOOL, SK_PROP_NUMBER, SK_PROP_STRING, SK_PROP_VEC3 = 1, 2, 3, 4, 5  # ABI 1.17 sk_scene_prop
 
@@ -1040,6 +1040,7 @@ FUNCTIONS = [
     ("sk_scene_animation_keyed_joints", RESULT, [HANDLE, u32, BUF, u32, POINTER(c_uint32), ERR]),  # ABI 1.19
     ("sk_scene_weld", RESULT, [HANDLE, POINTER(c_uint64), ERR]),  # ABI 1.20
     ("sk_scene_mesh_bind_world", RESULT, [HANDLE, u32, BUF, ERR]),  # ABI 1.21
+    ("sk_scene_mesh_node_transform", RESULT, [HANDLE, u32, BUF, POINTER(c_int32), ERR]),  # ABI 1.27
     ("sk_scene_mesh_prop", RESULT, [HANDLE, u32, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_int32), BUF,
                                     POINTER(c_char_p), ERR]),
     ("sk_scene_add_mesh_prop", RESULT, [HANDLE, c_char_p, c_char_p, c_int32, BUF, c_char_p, ERR]),

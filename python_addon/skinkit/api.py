@@ -1162,6 +1162,21 @@ class Scene(_Handle):
             raise
         return matrices_from_c(out, 1)[0]
 
+    def mesh_node_transform(self, m):
+        """(N, joint) of mesh m (ABI 1.27 sk_scene_mesh_node_transform): N the (4, 4) node transform the library placed
+        an unskinned mesh's (or a rigid attachment's) vertices with, in the scene's space - inv(N) @ v is a vertex in
+        its node's own space, N the node's origin and axes - the identity when there is none (a skinned mesh, a node
+        at the identity or a mirror); joint the joint a rigid attachment still hangs from (its node that joint's
+        child), else None. (identity, None) from a library that predates it."""
+        if not self._lib.has("sk_scene_mesh_node_transform"):
+            return np.identity(4, np.float32), None
+        import ctypes as _c
+
+        out = np.empty(16, np.float32)
+        joint = _c.c_int32(-1)
+        self._lib.sk_scene_mesh_node_transform(self.handle, self._mesh_index(m), _ptr(out), _c.byref(joint), None)
+        return matrices_from_c(out, 1)[0], (None if joint.value < 0 else int(joint.value))
+
     def deform_joints(self):
         """(joint_count,) bool: the joints that should receive weights (sk_scene_deform_joints: the skins' joints,
         else the bone hierarchy below the scene root and armature object nodes), or None without a skeleton."""

@@ -470,9 +470,11 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
 
     def _mesh_object(self, context, scene, ms, st):
         """Meshes ms (the parts of one object: _object_parts) as one object: their streams, a material slot per
-        material of their parts (in the order they come), vertex groups and Armature modifier, under the armature."""
+        material of their parts (in the order they come), vertex groups and Armature modifier, under the armature.
+        An unskinned mesh's object sits at its node's transform (its origin, as Blender's importers place it) with
+        its vertices in that node's space; a rigid attachment (a sword the file hangs from a bone) is a child of its
+        bone without vertex groups or modifier, as Blender's importers parent it (_Placement)."""
         np = _np()
-        from mathutils import Matrix
 
         from . import bridge
 
@@ -490,6 +492,9 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         sk = scene.skeleton
         bind = sk.bind.astype(np.float64) if sk is not None and arm_obj is not None else None
         fixes = [_own_binds(scene, k, bind) if bind is not None else None for k in ms]
+        holder = st.holder_objs.get(scene.skeleton.names[pj]) if pj is not None and not under else None
+        at = _Placement(scene, ms, fixes, space, st.bone_names if arm_obj is not None else (),
+                        None if under or holder is not None else st.root)
         parts = _joined_parts(scene, ms, self.custom_normals, self.uvs, self.colors, fixes)
         if parts is None:
             return
@@ -498,8 +503,9 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         order = [int(k) for k in dict.fromkeys(tri_mat.tolist()) if k >= 0]  # the parts' materials, a slot each
         slot = np.zeros(max(order, default=0) + 2, np.int32)  # material + 1 -> slot (none: the first)
         slot[np.array(order, np.int64) + 1] = np.arange(len(order))
-        me = bridge.mesh_from_arrays(_mesh_data_name(scene, ms, st), _points_to(space, parts["positions"]),
-                                     parts["triangles"], uv=parts["uv0"], normals=_normals_to(space, parts["normals"]),
+        me = bridge.mesh_from_arrays(_mesh_data_name(scene, ms, st), _points_to(at.vertices, parts["positions"]),
+                                     parts["triangles"], uv=parts["uv0"],
+                                     normals=_normals_to(at.vertices, parts["normals"]),
                                      uv1=parts["uv1"], colors=parts["colors"],
                                      slots=slot[tri_mat + 1] if len(order) > 1 else None)
         st.datas.append(me)
@@ -511,25 +517,16 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.mesh_objs.append(obj)
         st.mesh_index.append(m)
         if self.shape_keys:
-            morphs = [(n, w, _points_to(space, p)) for n, w, p in _joined_morphs(scene, ms, parts["positions"], fixes)]
+            morphs = [(n, w, _points_to(at.vertices, p))
+                      for n, w, p in _joined_morphs(scene, ms, parts["positions"], fixes)]
             st.shape_keys += _add_shape_keys(obj, morphs)
             if morphs:
                 st.shaped.append((obj, list(ms)))
-        if parts["skin"] is not None and arm_obj is not None:
+        if parts["skin"] is not None and arm_obj is not None and at.bone is None:
             st.weighted += _add_vertex_groups(obj, parts["skin"], st.bone_names, scene.skeleton.names)
             mod = obj.modifiers.new(name=arm_obj.name, type="ARMATURE")
             mod.object = arm_obj
-        holder = st.holder_objs.get(scene.skeleton.names[pj]) if pj is not None and not under else None
-        if under:
-            obj.parent = arm_obj
-            obj.matrix_parent_inverse = Matrix.Identity(4)
-            obj.matrix_basis = Matrix.Identity(4)
-        elif holder is not None:  # under an empty above the armature (its vertices stay in the file's world)
-            obj.parent = holder
-            obj.matrix_parent_inverse = holder.matrix_world.inverted()
-            obj.matrix_basis = st.root
-        else:
-            obj.matrix_world = st.root
+        at.apply(obj, arm_obj if under or at.bone is not None else holder, st.root)
 
     def _report_import(self, path, st):
         """LAST_IMPORT and the report: counts of what was made, then the notes (a warning when there are any)."""
@@ -1168,6 +1165,123 @@ def _normals_to(space, nrm):
     n = np.asarray(nrm, np.float64) @ np.linalg.inv(space[:3, :3])
     length = np.linalg.norm(n, axis=1, keepdims=True)
     return (n / np.where(length > 0.0, length, 1.0)).astype(np.float32)
+
+
+class _Placement:
+    """Where Import via skinkit puts the object of meshes ms (session 74), as Blender's importers do: at its node's
+    transform N (Scene.mesh_node_transform: the library placed an unskinned mesh's vertices with it) with its
+    vertices in the node's own space, vertices = inv(N') @ v for the streams _joined_parts gives (N' = fix N, fix
+    their _own_binds), so the object keeps its origin; and a rigid attachment whose joint is a bone (bone: its name)
+    parented to that bone (parent_type BONE), where it follows the bone in every pose exactly as its one-joint
+    Armature modifier made it (Blender's bone parent space is at the bone's tail: matrix_basis = (rest(bone)
+    T(0, length, 0))^-1 @ place). place: the object's matrix relative to its former frame (the armature object's, or
+    the file's world at the top), space @ N' (space: _mesh_object's). Without N (the identity, a mirror, parts that
+    disagree) and bone, vertices = space and place = None: the object as before (at its parent's or root's frame).
+    top: the import root when the object goes to the top level, where a node transform Blender cannot hold (a
+    shear: no parent inverse to keep it in) leaves the object as before."""
+
+    def __init__(self, scene, ms, fixes, space, bone_names, top):
+        np = _np()
+        got = [scene.mesh_node_transform(k) for k in ms]
+        n = got[0][0].astype(np.float64)
+        joint = got[0][1]
+        fix = fixes[0]
+        agree = all(j == joint and np.abs(g.astype(np.float64) - n).max() <= 1e-6 * max(1.0, float(np.abs(n).max()))
+                    for g, j in got[1:]) and all(_same_matrix(f, fix) for f in fixes[1:])
+        self.bone = bone_names[joint] if agree and joint is not None and joint < len(bone_names) else None
+        identity = np.array_equal(n, np.identity(4))
+        self.vertices, self.place = space, None
+        if not agree or (identity and self.bone is None):
+            return
+        n_fixed = (np.identity(4) if fix is None else fix) @ n
+        place = (np.identity(4) if space is None else space) @ n_fixed
+        if top is not None and self.bone is None and _trs_split(top @ _matrix(place))[1] is not None:
+            return  # a shear at the top level: nowhere to keep it
+        try:
+            inv = np.linalg.inv(n_fixed)
+        except np.linalg.LinAlgError:
+            inv = None
+        if inv is None or not np.isfinite(inv).all() or not np.isfinite(place).all():
+            self.bone = None  # the object as before: vertex groups and modifier on the one-joint skin
+            return
+        self.vertices, self.place = inv, place
+
+    def apply(self, obj, parent, root):
+        """obj's parent and matrices: under parent (the armature object - as its bone's child with self.bone -, an
+        empty above the armature, or None: the top level)."""
+        from mathutils import Matrix
+
+        np = _np()
+        if self.bone is not None:
+            obj.parent = parent
+            obj.parent_type = "BONE"
+            obj.parent_bone = self.bone
+            b = parent.data.bones[self.bone]
+            tail = np.array(b.matrix_local, np.float64) @ _translation(0.0, b.length, 0.0)
+            _set_local(obj, _matrix(np.linalg.inv(tail) @ self.place))
+        elif parent is not None and parent.type == "ARMATURE":
+            obj.parent = parent
+            if self.place is None:
+                obj.matrix_parent_inverse = Matrix.Identity(4)
+                obj.matrix_basis = Matrix.Identity(4)
+            else:
+                _set_local(obj, _matrix(self.place))
+        elif parent is not None:  # under an empty above the armature (the file's world relative to its world)
+            obj.parent = parent
+            if self.place is None:
+                obj.matrix_parent_inverse = parent.matrix_world.inverted()
+                obj.matrix_basis = root
+            else:
+                _set_local(obj, root @ _matrix(self.place), parent.matrix_world.inverted())
+        else:
+            obj.matrix_world = root if self.place is None else root @ _matrix(self.place)
+
+
+def _matrix(m):
+    """The mathutils Matrix of a (4, 4) numpy array."""
+    from mathutils import Matrix
+
+    return Matrix(_np().asarray(m, _np().float64).tolist())
+
+
+def _translation(x, y, z):
+    np = _np()
+    t = np.identity(4)
+    t[:3, 3] = (x, y, z)
+    return t
+
+
+def _same_matrix(a, b):
+    """Whether two optional 4x4 arrays are both None or equal within 1e-6 (relative)."""
+    np = _np()
+    if a is None or b is None:
+        return a is None and b is None
+    return np.abs(a - b).max() <= 1e-6 * max(1.0, float(np.abs(a).max()))
+
+
+def _trs_split(m):
+    """(T, R): T the location / rotation / scale Blender keeps of the 4x4 mathutils Matrix m (an object's
+    matrix_basis), R = m T^-1 what it cannot hold (a shear), None when T is m within 1e-6 (relative)."""
+    from mathutils import Matrix
+
+    loc, rot, scale = m.decompose()
+    t = Matrix.LocRotScale(loc, rot, scale)
+    size = max(1.0, max(abs(v) for row in m for v in row))
+    if max(abs(a - b) for ra, rb in zip(m, t) for a, b in zip(ra, rb)) <= 1e-6 * size:
+        return t, None
+    return t, m @ t.inverted()
+
+
+def _set_local(obj, m, parent_inverse=None):
+    """obj's transform relative to its parent = m (a 4x4 mathutils Matrix, after parent_inverse: None the identity):
+    matrix_basis the location / rotation / scale of m, as Blender's importers set a child's, and whatever of m those
+    cannot hold (a shear under a non-uniformly scaled parent) in matrix_parent_inverse, so every vertex stays put."""
+    from mathutils import Matrix
+
+    t, rest = _trs_split(m)
+    inverse = Matrix.Identity(4) if parent_inverse is None else parent_inverse
+    obj.matrix_parent_inverse = inverse if rest is None else inverse @ rest
+    obj.matrix_basis = t
 
 
 def _object_name(scene, m, mesh_name):

@@ -3054,6 +3054,82 @@ def test_import_keeps_the_files_bone_tails():
             close(got[bone], d, 1e-4, "%s: bone %s's tail - head" % (name, bone))
 
 
+def test_import_keeps_origins_and_bone_children():
+    """mover_rig.glb / .fbx and rigid_parts.glb (tests/data): Import via skinkit places the unskinned Crate and Prop at
+    their origins and makes the Sword and the Gauntlet, which the files hang from bones "spine" and "hand", children of
+    those bones (parent_type BONE, no vertex group, no Armature modifier), as Blender's own importers do: origins at
+    Rest Position within 1e-4 of Blender's, every vertex in the world within 1e-4 of Blender's import at Rest
+    Position and at two frames of the clip (a bone child follows its bone). Before (session 74), every origin at 0 0 0
+    with world vertices, and the bone children parented to the armature object with a one-bone group and modifier."""
+    import numpy as np
+
+    def seen(frames):
+        out = {}
+        arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+        for a in arms:
+            a.data.pose_position = "REST"
+        bpy.context.view_layer.update()
+        for o in bpy.data.objects:
+            if o.type == "MESH":
+                out[o.name] = {"origin": np.array(o.matrix_world.translation), "rest": evaluated_world(o),
+                               "parent": o.parent.name if o.parent else None, "parent_type": o.parent_type,
+                               "parent_bone": o.parent_bone, "groups": len(o.vertex_groups),
+                               "modifier": any(m.type == "ARMATURE" for m in o.modifiers)}
+        for a in arms:
+            a.data.pose_position = "POSE"
+        for f in frames:
+            bpy.context.scene.frame_set(f)
+            for name in out:
+                out[name][f] = evaluated_world(bpy.data.objects[name])
+        return out
+
+    def same_cloud(a, b, what):
+        expect(len(a) and len(b), "%s: no vertices" % what)  # as sets: an FBX's corners are merged differently
+        d = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1))
+        off = max(d.min(axis=1).max(), d.min(axis=0).max())
+        expect(off < 1e-4, "%s: %.3g off Blender's" % (what, off))
+
+    cases = (("mover_rig.glb", bpy.ops.import_scene.gltf, {"Crate": None, "Sword": "spine"}),
+             ("mover_rig.fbx", bpy.ops.import_scene.fbx, {"Crate": None, "Sword": "spine"}),
+             ("rigid_parts.glb", bpy.ops.import_scene.gltf, {"Prop": None, "Gauntlet": "hand"}))
+    for name, blender_import, objects in cases:
+        src = os.path.join(TMP, name)
+        shutil.copy(os.path.join(DATA, name), src)  # Blender's FBX importer makes a .fbm folder beside its input
+        reset_scene("actions")
+        blender_import(filepath=src)
+        action = next(iter(bpy.data.actions), None)
+        frames = ()
+        if action is not None:
+            lo, hi = (int(round(f)) for f in action.frame_range)
+            frames = ((lo + hi) // 2, hi)
+        want = seen(frames)
+        reset_scene("actions")
+        expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import " + name)
+        got = seen(frames)
+        for obj, bone in objects.items():
+            w, g = want.get(obj), got.get(obj)
+            expect(w is not None and g is not None, "%s: no %s (Blender's %s, ours %s)" % (name, obj, sorted(want),
+                                                                                           sorted(got)))
+            expect(abs(float(np.linalg.norm(w["origin"]))) > 0.1, "%s: %s's origin at 0: the file tests nothing"
+                   % (name, obj))
+            close(g["origin"], w["origin"], 1e-4, "%s: %s's origin" % (name, obj))
+            want_parent = (w["parent"], w["parent_type"], w["parent_bone"])
+            expect((g["parent"], g["parent_type"], g["parent_bone"]) == want_parent,
+                   "%s: %s parented %s, Blender's %s" % (name, obj, (g["parent"], g["parent_type"], g["parent_bone"]),
+                                                         want_parent))
+            if bone is not None:
+                expect(w["parent_type"] == "BONE" and w["parent_bone"] == bone, "%s: Blender's %s not on %s"
+                       % (name, obj, bone))
+                expect(g["groups"] == 0 and not g["modifier"], "%s: %s has %d vertex groups, Armature modifier %s"
+                       % (name, obj, g["groups"], g["modifier"]))
+            for f in ("rest",) + frames:
+                same_cloud(g[f], w[f], "%s: %s at %s" % (name, obj, f if f == "rest" else "frame %d" % f))
+        if frames:  # the clip moves the bone child: the posed frames test that it follows its bone
+            sword = [o for o, b in objects.items() if b is not None][0]
+            expect(np.abs(want[sword][frames[-1]] - want[sword]["rest"]).max() > 0.05, "%s: %s does not move in the "
+                   "clip" % (name, sword))
+
+
 def main():
     tests = [test_install_enable, test_registered_and_menus, test_export_skf_matches_vertex_groups,
              test_import_saved_pose_keeps_the_bind_pose,
@@ -3061,7 +3137,7 @@ def main():
              test_export_scene_objects, test_export_posed_attachments, test_import_names_objects_as_blender_does,
              test_import_names_armatures_as_blender_does,
              test_import_places_armature_like_blender, test_import_keeps_a_control_root_bone,
-             test_import_keeps_the_files_bone_tails,
+             test_import_keeps_the_files_bone_tails, test_import_keeps_origins_and_bone_children,
              test_import_in_scene_units, test_fbx_clips_on_blenders_frames,
              test_import_sockets_as_empties, test_import_keyed_socket, test_import_several_armatures,
              test_export_several_armatures,

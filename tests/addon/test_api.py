@@ -859,6 +859,29 @@ class SceneTests(unittest.TestCase):
         with api.Scene.load(os.path.join(REPO, "tests", "data", "walker_current.glb")) as scene:
             self.assertIsNone(scene.mesh_bind_world(0))
 
+    def test_mesh_node_transform(self):
+        """ABI 1.27: mover_rig.glb's Crate at its node (2, 0.25, -0.5), its cube of size 0.5 around it in its node's
+        space; the Sword's node on joint "spine"; the skinned Body the identity; a built scene's mesh the identity."""
+        with api.Scene.load(os.path.join(REPO, "tests", "data", "mover_rig.glb")) as scene:
+            by = {scene.mesh_node_name(k): k for k in range(scene.mesh_count)}
+            n, joint = scene.mesh_node_transform(by["Crate"])
+            self.assertIsNone(joint)
+            np.testing.assert_allclose(n[:3, 3], [2.0, 0.25, -0.5], atol=1e-5)
+            local = scene.mesh_positions(by["Crate"]) @ np.linalg.inv(n)[:3, :3].T + np.linalg.inv(n)[:3, 3]
+            np.testing.assert_allclose(np.abs(local), 0.25, atol=1e-5)
+            n, joint = scene.mesh_node_transform(by["Sword"])
+            self.assertEqual(joint, scene.skeleton.find("spine"))
+            self.assertAlmostEqual(float(np.linalg.norm(n[:3, 0])), 1.08, places=4)
+            n, joint = scene.mesh_node_transform(by["Body"])
+            self.assertIsNone(joint)
+            np.testing.assert_array_equal(n, np.identity(4))
+        c = api.cylinder(segments=8, rings=4, bones=2)
+        with api.Scene.create(chain(2)) as scene:
+            scene.add_mesh(c.positions, c.triangles, skin=c.skin)
+            n, joint = scene.mesh_node_transform(0)
+            self.assertIsNone(joint)
+            np.testing.assert_array_equal(n, np.identity(4))
+
     def test_scene_listing(self):
         """ABI 1.12: a loaded file's cameras, lights and empty nodes with what each hangs from, its materials by
         name and per mesh; a built scene lists none."""

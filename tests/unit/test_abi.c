@@ -1761,6 +1761,131 @@ START_TEST(scene_mesh_bind_world) {
 }
 END_TEST
 
+/* inv = a^-1 for a column-major affine 4x4 a (3x3 part by its adjugate). */
+static void affine_inverse(const float a[16], float inv[16]) {
+  const double m[3][3] = {{a[0], a[4], a[8]}, {a[1], a[5], a[9]}, {a[2], a[6], a[10]}}; /* m[row][col] */
+  const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                     m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                     m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  ck_assert(fabs(det) > 1e-12);
+  double r[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) {
+      const int i1 = (k + 1) % 3, i2 = (k + 2) % 3, k1 = (i + 1) % 3, k2 = (i + 2) % 3;
+      r[i][k] = (m[i1][k1] * m[i2][k2] - m[i1][k2] * m[i2][k1]) / det; /* cofactor (k, i) over det */
+    }
+  memset(inv, 0, 16 * sizeof *inv);
+  for (int i = 0; i < 3; ++i) {
+    double t = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      inv[k * 4 + i] = (float)r[i][k];
+      t -= r[i][k] * a[12 + k];
+    }
+    inv[12 + i] = (float)t;
+  }
+  inv[15] = 1.0f;
+}
+
+/* The mesh of node name `node` in sc, UINT32_MAX when there is none. */
+static uint32_t mesh_of_node(const sk_scene* sc, const char* node) {
+  for (uint32_t m = 0; m < sk_scene_mesh_count(sc); ++m)
+    if (sk_scene_mesh_node_name(sc, m) && !strcmp(sk_scene_mesh_node_name(sc, m), node)) return m;
+  return UINT32_MAX;
+}
+
+/* The largest |coordinate| of mesh m's vertices taken by inv(n) (in its node's own space). */
+static float node_space_extent(const sk_scene* sc, uint32_t m, const float n[16]) {
+  const size_t V = sk_scene_mesh_vertex_count(sc, m);
+  float* p = malloc(V * 3 * sizeof *p);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(sk_scene_mesh_positions(sc, m, p, V * 3), V * 3);
+  float inv[16];
+  affine_inverse(n, inv);
+  float most = 0.0f;
+  for (size_t v = 0; v < V; ++v)
+    for (int r = 0; r < 3; ++r) {
+      const float* q = p + 3 * v;
+      float x = inv[r] * q[0] + inv[4 + r] * q[1] + inv[8 + r] * q[2] + inv[12 + r];
+      most = fmaxf(most, fabsf(x));
+    }
+  free(p);
+  return most;
+}
+
+/* ABI 1.27 sk_scene_mesh_node_transform: refused arguments; the identity and no joint for a built scene's skinned
+ * mesh; for tests/data/mover_rig.glb (make_mover_rig.py) the Crate's node (Blender's (2, 0.5, 0.25), glTF's
+ * (2, 0.25, -0.5)) with its cube of size 0.5 around it, the Sword's node on joint "spine" with its cube of size 0.1
+ * (scaled 1.08 by its parents) around it, the skinned Body the identity. Before, no such call: the placed transform
+ * was out of the ABI's reach and Import via skinkit put every prop's origin at 0 0 0. */
+START_TEST(scene_mesh_node_transform) {
+  float x[16];
+  int32_t j = 7;
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_node_transform, NULL, 0, x, &j);
+  sk_skeleton* skel = make_skeleton();
+  sk_skin* skin = make_skin();
+  sk_scene* sc = skinned_scene(skel, skin);
+  FAILS(SK_ERR_INVALID_ARGUMENT, sk_scene_mesh_node_transform, sc, 0, NULL, &j);
+  FAILS(SK_ERR_OUT_OF_RANGE, sk_scene_mesh_node_transform, sc, 99, x, &j);
+  ck_assert_int_eq(j, 7); /* untouched on failure */
+  ck_assert_int_eq(sk_scene_mesh_node_transform(sc, 0, x, &j, NULL), SK_OK);
+  ck_assert_int_eq(j, -1);
+  for (int k = 0; k < 16; ++k) ck_assert_float_eq(x[k], k % 5 == 0 ? 1.0f : 0.0f);
+  ck_assert_int_eq(sk_scene_mesh_node_transform(sc, 0, x, NULL, NULL), SK_OK); /* out_joint optional */
+  sk_scene_destroy(sc);
+  sk_skin_destroy(skin);
+  sk_skeleton_destroy(skel);
+
+  sk_scene* g = NULL;
+  ck_assert_int_eq(sk_scene_load(SK_SOURCE_DIR "/tests/data/mover_rig.glb", NULL, &g, NULL), SK_OK);
+  const uint32_t crate = mesh_of_node(g, "Crate"), sword = mesh_of_node(g, "Sword"), body = mesh_of_node(g, "Body");
+  ck_assert(crate != UINT32_MAX && sword != UINT32_MAX && body != UINT32_MAX);
+  ck_assert_int_eq(sk_scene_mesh_node_transform(g, crate, x, &j, NULL), SK_OK);
+  ck_assert_int_eq(j, -1);
+  const float at[3] = {2.0f, 0.25f, -0.5f};
+  for (int c = 0; c < 3; ++c)
+    ck_assert_msg(fabsf(x[12 + c] - at[c]) < 1e-4f, "Crate's origin %g %g %g", (double)x[12], (double)x[13],
+                  (double)x[14]);
+  float e = node_space_extent(g, crate, x);
+  ck_assert_msg(fabsf(e - 0.25f) < 1e-4f, "Crate in its node's space: extent %g, not 0.25", (double)e);
+
+  ck_assert_int_eq(sk_scene_mesh_node_transform(g, sword, x, &j, NULL), SK_OK);
+  uint32_t spine = 0;
+  ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(g), "spine", &spine), SK_OK);
+  ck_assert_int_eq(j, (int32_t)spine);
+  ck_assert_int_eq(sk_scene_mesh_rigid_joint(g, sword), (int32_t)spine);
+  e = node_space_extent(g, sword, x);
+  ck_assert_msg(fabsf(e - 0.05f) < 1e-4f, "Sword in its node's space: extent %g, not 0.05", (double)e);
+  const float scale = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+  ck_assert_msg(fabsf(scale - 1.08f) < 1e-3f, "Sword's node scale %g, not 1.08", (double)scale);
+
+  ck_assert_int_eq(sk_scene_mesh_node_transform(g, body, x, &j, NULL), SK_OK);
+  ck_assert_int_eq(j, -1);
+  for (int k = 0; k < 16; ++k) ck_assert_float_eq(x[k], k % 5 == 0 ? 1.0f : 0.0f);
+  /* another skin (a bind to "root") puts the Sword's vertices in that skin's bind space: no node transform, joint */
+  const size_t V = sk_scene_mesh_vertex_count(g, sword);
+  uint32_t root = 0;
+  ck_assert_int_eq(sk_skeleton_find_joint(sk_scene_skeleton(g), "root", &root), SK_OK);
+  sk_skin* other = NULL;
+  ck_assert_int_eq(sk_skin_create(V, sk_skeleton_joint_count(sk_scene_skeleton(g)), &other, NULL), SK_OK);
+  uint32_t* off = malloc((V + 1) * sizeof *off);
+  uint32_t* jt = malloc(V * sizeof *jt);
+  float* wt = malloc(V * sizeof *wt);
+  ck_assert(off && jt && wt);
+  for (size_t v = 0; v <= V; ++v) off[v] = (uint32_t)v;
+  for (size_t v = 0; v < V; ++v) jt[v] = root, wt[v] = 1.0f;
+  ck_assert_int_eq(sk_skin_set_csr(other, off, jt, wt, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_set_skin(g, sword, other, NULL, NULL), SK_OK);
+  ck_assert_int_eq(sk_scene_mesh_node_transform(g, sword, x, &j, NULL), SK_OK);
+  ck_assert_int_eq(j, -1);
+  for (int k = 0; k < 16; ++k) ck_assert_float_eq(x[k], k % 5 == 0 ? 1.0f : 0.0f);
+  free(off);
+  free(jt);
+  free(wt);
+  sk_skin_destroy(other);
+  sk_scene_destroy(g);
+}
+END_TEST
+
 START_TEST(scene_mesh_morphs_set) {
   sk_skeleton* skel = make_skeleton();
   sk_skin* skin = make_skin();
@@ -2035,6 +2160,7 @@ START_TEST(every_declared_function_has_error_path_checks) {
   scene_mesh_morphs_set_fn(_i);
   scene_weld_fn(_i);
   scene_mesh_bind_world_fn(_i);
+  scene_mesh_node_transform_fn(_i);
   static char names[256][64];
   int n = declared_functions(names, 256);
   ck_assert_int_gt(n, 80); /* the parser found the header's declarations */
@@ -2075,6 +2201,7 @@ int main(void) {
   tcase_add_test(tc, scene_mesh_morphs_set);
   tcase_add_test(tc, scene_weld);
   tcase_add_test(tc, scene_mesh_bind_world);
+  tcase_add_test(tc, scene_mesh_node_transform);
   tcase_add_test(tc, every_declared_function_has_error_path_checks);
   suite_add_tcase(s, tc);
   return skt_run_suite(s);
