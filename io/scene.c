@@ -280,7 +280,8 @@ bool skio_joint_is_armature_object_keyed_at_rest(const skio_scene* s, uint32_t r
   return armature_object(s, r, false);
 }
 
-int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
+/* skio_scene_armature_object; rest_keys as in joint_used. */
+static int32_t only_armature_object(const skio_scene* s, int32_t parent, bool rest_keys) {
   const skc_skeleton* sk = s->skeleton;
   int32_t r = -1;
   for (uint32_t j = 0; sk && j < sk->joint_count; ++j) {
@@ -289,7 +290,15 @@ int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
     if (r >= 0) return -1;
     r = (int32_t)j;
   }
-  return r >= 0 && skio_joint_is_armature_object(s, (uint32_t)r) ? r : -1;
+  return r >= 0 && armature_object(s, (uint32_t)r, rest_keys) ? r : -1;
+}
+
+int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent) {
+  return only_armature_object(s, parent, true);
+}
+
+int32_t skio_scene_armature_object_keyed_at_rest(const skio_scene* s, int32_t parent) {
+  return only_armature_object(s, parent, false);
 }
 
 bool skio_mat4_same(const float first[16], const float x[16]) {

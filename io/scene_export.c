@@ -1496,7 +1496,9 @@ static void plain_chains(const skio_scene* s, uint8_t* mask) {
  * the source hung under it (mesh_nodes). FBX: every root joint that is one (below an FBX's implicit root, which is
  * written as the file's own root), wherever it stands (fbx_assoc.c gives the clusters its place). Collada: the
  * skeleton's one root, and only at the identity: a transform above the joints is what write_all_bones keeps from
- * Blender's Collada importer. */
+ * Blender's Collada importer. Both take a root whose clip keys only hold its rest (Blender's FBX exporter keys the
+ * armature object so; skio_joint_is_armature_object_keyed_at_rest): the Collada view holds it at the identity with
+ * identity keys (skio_scene_frame_view_to), so its keys are the identity here too. */
 static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
   const skc_skeleton* sk = s->skeleton;
   const bool fbx = strcmp(id, "fbx") == 0;
@@ -1516,7 +1518,7 @@ static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
   int32_t r = -1; /* the skeleton's one root (skio_scene_armature_object), keyed mesh nodes aside (mesh_joints_plain) */
   for (uint32_t j = 0; j < sk->joint_count && r != -2; ++j)
     if (skc_skeleton_is_root(sk, j) && !mask[j]) r = r == -1 ? (int32_t)j : -2;
-  if (r < 0 || !skio_joint_is_armature_object(s, (uint32_t)r)) r = -1;
+  if (r < 0 || !skio_joint_is_armature_object_keyed_at_rest(s, (uint32_t)r)) r = -1;
   float id4[16];
   skc_mat4_identity(id4);
   for (int e = 0; r >= 0 && e < 16; ++e)

@@ -107,10 +107,16 @@ static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, int32_t he
   return rc;
 }
 
+/* Which roots a view holds (view_with): none; one that no clip keys (the FBX writer's view); or one whose keys only
+ * hold its rest (the Collada view: Blender's FBX exporter keys the armature object so in every clip). */
+typedef enum { HOLD_NONE, HOLD_UNKEYED, HOLD_KEYED_AT_REST } hold_rule;
+
 /* The root held at the identity in a view with frame f (see skio_scene_frame_view_to), its children's map in *h; -1
  * when there is none or it would stay where it is. */
-static int32_t held_root(const skio_scene* s, const frame_map* f, frame_map* h) {
-  const int32_t r = skio_scene_armature_object(s, -1);
+static int32_t held_root(const skio_scene* s, const frame_map* f, hold_rule rule, frame_map* h) {
+  const int32_t r = rule == HOLD_NONE            ? -1
+                    : rule == HOLD_KEYED_AT_REST ? skio_scene_armature_object_keyed_at_rest(s, -1)
+                                                 : skio_scene_armature_object(s, -1);
   if (r < 0) return -1;
   float m[16];
   skc_mat4_mul(f->g, s->skeleton->rest_local + (size_t)r * 16, m);
@@ -142,6 +148,20 @@ static bool frame_channel(const skio_channel* c, const frame_map* f, skio_channe
   v->scl = mapped(c->scl, c->scl_count, 3, 3, f);
   return (v->pos || !c->pos || !c->pos_count) && (v->rot || !c->rot || !c->rot_count) &&
          (v->scl || !c->scl || !c->scl_count);
+}
+
+/* A held root's channel: its keys hold its rest (held_root), which the view puts at the identity, so they are the
+ * identity at the same times (new arrays); false when out of memory. Left as they were they would move the root back
+ * to its rest on playback, where its children already carry it: posed frames twice moved. */
+static bool held_channel(const skio_channel* c, skio_channel* v) {
+  *v = *c;
+  v->pos = c->pos_count ? calloc((size_t)c->pos_count * 3, sizeof *v->pos) : NULL;
+  v->rot = c->rot_count ? calloc((size_t)c->rot_count * 4, sizeof *v->rot) : NULL;
+  v->scl = c->scl_count ? malloc((size_t)c->scl_count * 3 * sizeof *v->scl) : NULL;
+  for (uint32_t k = 0; v->rot && k < c->rot_count; ++k) v->rot[k * 4 + 3] = 1.0f;
+  for (uint32_t k = 0; v->scl && k < c->scl_count * 3; ++k) v->scl[k] = 1.0f;
+  v->rest_signs = SKIO_REST_SIGNS_KNOWN;
+  return (v->pos || !c->pos_count) && (v->rot || !c->rot_count) && (v->scl || !c->scl_count);
 }
 
 /* A mesh without a skin, moved by G (new vertex arrays); false when out of memory. */
@@ -234,6 +254,10 @@ static int frame_anims(const skio_scene* s, const frame_map* f, int32_t held, co
     for (uint32_t c = 0; c < sa->channel_count; ++c) {
       const skio_channel* sc = &sa->channels[c];
       if (sc->joint >= sk->joint_count) continue;
+      if ((int32_t)sc->joint == held) {
+        if (!held_channel(sc, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+        continue;
+      }
       const bool root = skc_skeleton_is_root(sk, sc->joint);
       const frame_map* by = root ? f : (held >= 0 && sk->parents[sc->joint] == held ? h : NULL);
       if (by && !frame_channel(sc, by, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -248,11 +272,11 @@ int skio_scene_frame_view(const skio_scene* s, skio_scene* v, skc_err* err) {
 
 /* The view of s moved by g (a rotation times a uniform scale), a held root's turn given to its children (see
  * skio_scene_frame_view_to); v->frame as s's. */
-static int view_with(const skio_scene* s, const float g[16], bool hold_root, skio_scene* v, skc_err* err) {
+static int view_with(const skio_scene* s, const float g[16], hold_rule rule, skio_scene* v, skc_err* err) {
   *v = *s;
   frame_map f, h;
   if (!frame_map_of(g, &f)) return skc_fail(err, SKC_INVALID_ARGUMENT, "frame matrix is singular");
-  const int32_t held = hold_root ? held_root(s, &f, &h) : -1;
+  const int32_t held = held_root(s, &f, rule, &h);
   if (is_identity(f.g) && held < 0) return SKC_OK;
   v->anims = s->anims;
   if (!(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
@@ -279,7 +303,7 @@ int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hol
     skc_mat4_mul(post, g, pg);
   else
     memcpy(pg, g, sizeof g);
-  int rc = view_with(s, pg, hold_root, v, err);
+  int rc = view_with(s, pg, hold_root ? HOLD_KEYED_AT_REST : HOLD_NONE, v, err);
   v->frame.set = false;
   return rc;
 }
@@ -287,7 +311,7 @@ int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hol
 int skio_scene_held_root_view(const skio_scene* s, skio_scene* v, skc_err* err) {
   float id[16];
   skc_mat4_identity(id);
-  return view_with(s, id, true, v, err);
+  return view_with(s, id, HOLD_UNKEYED, v, err);
 }
 
 /* ---- reading an FBX file's frame from Assimp's scene metadata --------------------------------------------------- */

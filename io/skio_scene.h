@@ -526,14 +526,17 @@ void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai);
 int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
 /* The same with post x G (post: a rotation times a uniform scale, or NULL) instead of G: the Collada writer's Z-up
  * view (Blender's Collada importer reads the numbers of a Z_UP document as they are). hold_root: when the skeleton
- * has one root, with joints below it, that no mesh binds or weights and no clip moves (a Blender rig's armature
- * object), and post x G x its rest transform M is rigid and not the identity, that root is held at the identity and
- * M goes to its children's rest transforms and clip keys instead: every other joint's world is as without it, and the
- * root can be written as a plain node (io/scene_export.c plain_root). SKC_INVALID_ARGUMENT for a singular post. */
+ * has one root, with joints below it, that no mesh binds or weights and no clip moves but for keys that hold its rest
+ * (a Blender rig's armature object; skio_scene_armature_object_keyed_at_rest: Blender's FBX exporter keys it so), and
+ * post x G x its rest transform M is rigid and not the identity, that root is held at the identity, its clip keys
+ * written as the identity (same times), and M goes to its children's rest transforms and clip keys instead: every
+ * other joint's world is as without it, and the root can be written as a plain node (io/scene_export.c plain_roots).
+ * SKC_INVALID_ARGUMENT for a singular post. */
 int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* view, skc_err* err);
-/* s in its own frame (view->frame is s->frame) with its root held as hold_root above (M = its rest transform): the
- * Assimp FBX writer's view, so that a glTF rig's moved armature object is a plain node too. Released with
- * skio_scene_frame_view_free. */
+/* s in its own frame (view->frame is s->frame) with its root held as hold_root above (M = its rest transform) but only
+ * when no clip keys it at all (skio_scene_armature_object): the Assimp FBX writer's view, so that a glTF rig's moved
+ * armature object is a plain node too (a root keyed at its rest is not held here: the FBX writer's plain_roots takes
+ * it where it stands). Released with skio_scene_frame_view_free. */
 int skio_scene_held_root_view(const skio_scene* s, skio_scene* view, skc_err* err);
 void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
 
@@ -562,13 +565,16 @@ bool skio_joint_used(const skio_scene* s, uint32_t j);
  * it has joints below it and skio_joint_used is false for it; else -1. The Collada and FBX writers write it as a
  * plain node (io/scene_export.c plain_root, io/scene_frame.c held_root). */
 int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent);
+/* The same with skio_joint_is_armature_object_keyed_at_rest for its test (the Collada view's held root). */
+int32_t skio_scene_armature_object_keyed_at_rest(const skio_scene* s, int32_t parent);
 /* Whether joint r has joints below it and skio_joint_used is false for it (what Blender calls an armature object). */
 bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r);
 /* The same where clip keys that only hold r's rest local transform do not count as moving it (the FBX writer's
  * plain roots): Blender's FBX exporter keys the armature object with its rest in every clip, and a glTF of such a file
  * (`convert`'s, Blender's) keys its armature node so; written as a bone to keep them, Blender read the armature back
  * as "Armature" with an extra bone. As a plain node its keys are written all the same (aiNodeAnim by name). Collada
- * keeps the stricter rule: its frame view holds the armature object at the identity, which keys would undo. */
+ * takes it too (session 74): its frame view holds such a root at the identity and writes its keys as the identity
+ * (skio_scene_frame_view_to), so that they agree with the held rest. */
 bool skio_joint_is_armature_object_keyed_at_rest(const skio_scene* s, uint32_t r);
 /* X = rest_world(j) * IB(j) (the skeleton's inverse bind) when it is one matrix (within 1e-4 of its largest entry)
  * for every joint some mesh binds, not the identity, and invertible: the scene's rest pose is its bind pose up to

@@ -909,6 +909,85 @@ static void posed_point(const skio_scene* s, const skio_mesh* m, uint32_t a, dou
   skc_mat4_transform_point(g, p, out);
 }
 
+/* The box of mesh m's vertices in clip a at time t, in glTF's frame (posed_point). */
+static void posed_box(const skio_scene* s, const skio_mesh* m, uint32_t a, double t, float lo[3], float hi[3]) {
+  for (int c = 0; c < 3; ++c) lo[c] = INFINITY, hi[c] = -INFINITY;
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    float p[3];
+    posed_point(s, m, a, t, v, p);
+    for (int c = 0; c < 3; ++c) lo[c] = fminf(lo[c], p[c]), hi[c] = fmaxf(hi[c], p[c]);
+  }
+}
+
+/* The largest difference between joint name's world in clip 0 at time t in a and in b, both in glTF's frame. */
+static float world_gap(const skio_scene* a, const skio_scene* b, double t, const char* name) {
+  float wa[16], wb[16], ga[16], gb[16], xa[16], xb[16];
+  clip_world(a, 0, t, name, wa);
+  clip_world(b, 0, t, name, wb);
+  skio_frame_matrix(&a->frame, ga);
+  skio_frame_matrix(&b->frame, gb);
+  skc_mat4_mul(ga, wa, xa);
+  skc_mat4_mul(gb, wb, xb);
+  return skc_mat4_max_abs_diff(xa, xb);
+}
+
+/* A Blender rig's armature object keyed with its rest in every clip (walker_rig.fbx: Blender's FBX exporter keys it
+ * so; walker_posed.glb, `convert`'s glTF of it, keys its node so) is a plain node of the .dae too, not a weightless
+ * bone: as a bone, Blender 3.4's Collada importer made armature "Armature" with an extra bone "Rig" (session 73's
+ * scene, in.fbx -> .dae). The Collada view holds such a root at the identity with identity keys and gives its
+ * children its turn, so every other joint's world in the clip, and every mesh's posed box, is the source's (glTF's
+ * frame) at five times of the clip. */
+START_TEST(armature_object_keyed_at_rest_is_a_plain_collada_node) {
+  static const char* const files[] = {"tests/data/walker_rig.fbx", "tests/data/walker_posed.glb"};
+  for (int f = 0; f < 2; ++f) {
+    skio_scene* s = scratch_read(data_path(files[f]));
+    const int32_t rig = skc_skeleton_find(s->skeleton, "Rig");
+    ck_assert_int_ge(rig, 0);
+    ck_assert_msg(s->anim_count && skio_joint_is_armature_object_keyed_at_rest(s, (uint32_t)rig) &&
+                      !skio_joint_is_armature_object(s, (uint32_t)rig),
+                  "%s: Rig is not keyed at its rest", files[f]);
+    scratch tmp;
+    scratch_open(&tmp);
+    const char* path = scratch_export(&tmp, s, "dae", true);
+    FILE* fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    static char xml[1 << 22];
+    const size_t n = fread(xml, 1, sizeof xml - 1, fp);
+    fclose(fp);
+    xml[n] = 0;
+    ck_assert_msg(strstr(xml, "<node id=\"Rig\" name=\"Rig\" type=\"NODE\">"), "%s: Rig is no plain node: %.400s",
+                  files[f], strstr(xml, "<node id=\"Rig\"") ? strstr(xml, "<node id=\"Rig\"") : "(none)");
+    skio_scene* back = scratch_read(path);
+    const float tol = 1e-4f * scene_diag(s);
+    const double d = s->anims[0].duration;
+    for (int k = 0; k <= 4; ++k) {
+      const double t = d * k / 4.0;
+      for (uint32_t j = 0; j < s->skeleton->joint_count; ++j) {
+        /* Rig is held at the identity (its children carry its turn); above it, an FBX's implicit root is left out */
+        if ((int32_t)j == rig || skc_skeleton_is_root(s->skeleton, j)) continue;
+        const char* name = s->skeleton->names[j];
+        const float gap = world_gap(s, back, t, name);
+        ck_assert_msg(gap <= tol, "%s, t = %g: joint %s off by %g", files[f], t, name, (double)gap);
+      }
+      for (uint32_t m = 0; m < s->mesh_count; ++m) {
+        float alo[3], ahi[3], best = INFINITY;
+        posed_box(s, &s->meshes[m], 0, t, alo, ahi);
+        for (uint32_t q = 0; q < back->mesh_count; ++q) {
+          float blo[3], bhi[3], g = 0.0f;
+          posed_box(back, &back->meshes[q], 0, t, blo, bhi);
+          for (int c = 0; c < 3; ++c) g = fmaxf(g, fmaxf(fabsf(alo[c] - blo[c]), fabsf(ahi[c] - bhi[c])));
+          best = fminf(best, g);
+        }
+        ck_assert_msg(best <= tol, "%s, t = %g: mesh %s moved by %g", files[f], t, s->meshes[m].name, (double)best);
+      }
+    }
+    skio_scene_destroy(back);
+    scratch_close(&tmp);
+    skio_scene_destroy(s);
+  }
+}
+END_TEST
+
 /* tests/data/keyed_root_prop.glb (make_keyed_root_prop.py): a keyed node "Mover" that no skin lists, above the skin's
  * joints, carries an unskinned box "Marker" (a ground marker on a root-motion node). Read as `convert` reads it, the
  * box hangs from Mover; in the .glb written whole, the .fbx and the .dae it must follow Mover through the clip
@@ -1476,6 +1555,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, glb_keeps_a_mesh_under_its_animated_node);
   tcase_add_test(tc, armature_object_stays_a_plain_node);
   tcase_add_test(tc, armature_object_keyed_at_rest_stays_a_plain_node);
+  tcase_add_test(tc, armature_object_keyed_at_rest_is_a_plain_collada_node);
   tcase_add_test(tc, attachment_points_survive_every_writer);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
