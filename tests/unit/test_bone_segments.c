@@ -114,6 +114,22 @@ START_TEST(no_axis_uses_the_children) {
 }
 END_TEST
 
+/* A skeleton of n joints with identity rotations whose rest heads are heads[j] (translations only). */
+static sk_skeleton* translated_skeleton(const int32_t* parents, const float (*heads)[3], int n) {
+  float local[16 * 16];
+  ck_assert_int_le(n, 16);
+  for (int j = 0; j < n; ++j) {
+    memset(local + 16 * j, 0, 16 * sizeof *local);
+    local[16 * j] = local[16 * j + 5] = local[16 * j + 10] = local[16 * j + 15] = 1.0f;
+    for (int k = 0; k < 3; ++k) local[16 * j + 12 + k] = heads[j][k] - (parents[j] >= 0 ? heads[parents[j]][k] : 0.0f);
+  }
+  sk_skeleton_desc d = {.size = sizeof d, .joint_count = (uint32_t)n, .parents = parents, .rest_local = local};
+  sk_skeleton* s = NULL;
+  sk_error err;
+  ck_assert_msg(sk_skeleton_create(&d, &s, &err) == SK_OK, "%s", err.message);
+  return s;
+}
+
 /* A deform-only export flattens bones whose parents did not deform onto the armature object (Blender's glTF of a
  * Rigify rig: the face and pelvis bones hang from "rig" at the origin). Such a leaf has no parent bone to continue:
  * from the hub's head its tail landed at twice its own height (a tongue 1.8 m long; the fit check then read the
@@ -124,16 +140,8 @@ START_TEST(leaves_of_a_hub_keep_a_bone_length) {
   static const int32_t parents[HN] = {-1, H_RIG, H_SPINE, H_CHEST, H_RIG, H_RIG};
   static const float heads[HN][3] = {{0, 0, 0},    {0, 1, 0},       {0, 1.3f, 0},
                                      {0, 1.6f, 0}, {0.1f, 1.7f, 0}, {-0.1f, 1.7f, 0}};
-  float local[16 * HN];
-  for (int j = 0; j < HN; ++j) {
-    memset(local + 16 * j, 0, 16 * sizeof *local);
-    local[16 * j] = local[16 * j + 5] = local[16 * j + 10] = local[16 * j + 15] = 1.0f;
-    for (int k = 0; k < 3; ++k) local[16 * j + 12 + k] = heads[j][k] - (parents[j] >= 0 ? heads[parents[j]][k] : 0.0f);
-  }
-  sk_skeleton_desc d = {.size = sizeof d, .joint_count = HN, .parents = parents, .rest_local = local};
-  sk_skeleton* s = NULL;
+  sk_skeleton* s = translated_skeleton(parents, heads, HN);
   sk_error err;
-  ck_assert_msg(sk_skeleton_create(&d, &s, &err) == SK_OK, "%s", err.message);
   float h[3 * HN], t[3 * HN];
   ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
   const float n = 0.3f / sqrtf(0.01f + 1.7f * 1.7f); /* 0.3 along the head's direction from the hub */
@@ -154,16 +162,8 @@ START_TEST(leaves_of_a_root_bone_at_the_origin_keep_a_bone_length) {
   static const int32_t parents[RN] = {-1, R_RIG, R_ROOT, R_HIPS, R_SPINE, R_ROOT, R_ROOT};
   static const float heads[RN][3] = {{0, 0, 0},    {0, 0, 0},        {0, 1, 0},         {0, 1.3f, 0},
                                      {0, 1.6f, 0}, {1, 1.9f, -0.3f}, {0.6f, 1.9f, 0.5f}};
-  float local[16 * RN];
-  for (int j = 0; j < RN; ++j) {
-    memset(local + 16 * j, 0, 16 * sizeof *local);
-    local[16 * j] = local[16 * j + 5] = local[16 * j + 10] = local[16 * j + 15] = 1.0f;
-    for (int k = 0; k < 3; ++k) local[16 * j + 12 + k] = heads[j][k] - (parents[j] >= 0 ? heads[parents[j]][k] : 0.0f);
-  }
-  sk_skeleton_desc d = {.size = sizeof d, .joint_count = RN, .parents = parents, .rest_local = local};
-  sk_skeleton* s = NULL;
+  sk_skeleton* s = translated_skeleton(parents, heads, RN);
   sk_error err;
-  ck_assert_msg(sk_skeleton_create(&d, &s, &err) == SK_OK, "%s", err.message);
   float h[3 * RN], t[3 * RN];
   ck_assert_int_eq(sk_skeleton_bone_segments(s, SK_BONE_SPACE_REST, h, t, &err), SK_OK);
   for (int j = R_IK; j <= R_POLE; ++j) { /* 0.3 (the typical bone) along the head's direction from the hub */

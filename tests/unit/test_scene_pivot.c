@@ -20,14 +20,6 @@
 #include "skio_gltf_doc.h"
 #include "skio_scene.h"
 
-static const char* data_path(const char* name) {
-  static char buf[4096];
-  const char* me = __FILE__; /* <repo>/tests/unit/test_scene_pivot.c */
-  const char* cut = strstr(me, "tests/unit/");
-  snprintf(buf, sizeof buf, "%.*s%s", cut ? (int)(cut - me) : 0, me, name);
-  return buf;
-}
-
 static skio_scene* read_scene(const char* path) {
   skio_scene* s = NULL;
   skc_err err = {0};
@@ -115,7 +107,7 @@ static void assert_origin(const skio_gltf_doc* d, int32_t n, const float want[3]
  * Blender origins (Z up -> glTF's Y up: x, z, -y) with their vertices around them; read back, the gauntlet is bound
  * to "hand" again and every mesh rests where the source has it. */
 START_TEST(glb_keeps_origins_and_bone_parents) {
-  skio_scene* s = read_scene(data_path("tests/data/rigid_parts.fbx"));
+  skio_scene* s = read_scene(skt_data("rigid_parts.fbx"));
   char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(path, sizeof path, "%s/out.glb", dir);
@@ -153,7 +145,7 @@ END_TEST
 /* An empty hung from the prop's node (skio_object.parent_mesh) stays where it was: its matrix under the prop's node,
  * which now has the prop's transform, is taken relative to that (before, the node was at the identity). */
 START_TEST(glb_keeps_an_empty_under_a_placed_mesh) {
-  skio_scene* s = read_scene(data_path("tests/data/rigid_parts.fbx"));
+  skio_scene* s = read_scene(skt_data("rigid_parts.fbx"));
   const skio_mesh* prop = NULL;
   for (uint32_t m = 0; m < s->mesh_count; ++m)
     if (s->meshes[m].node_name && !strcmp(s->meshes[m].node_name, "Prop")) prop = &s->meshes[m];
@@ -220,7 +212,7 @@ static void assert_placed_at(const skio_mesh* m, const float want[3], const char
  * one-joint skin (Blender's Collada importer turns a node under a JOINT into a bone). */
 START_TEST(fbx_and_dae_keep_origins) {
   static const char* const k_ext[] = {"fbx", "dae"};
-  skio_scene* s = read_scene(data_path("tests/data/rigid_parts.glb"));
+  skio_scene* s = read_scene(skt_data("rigid_parts.glb"));
   char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(path, sizeof path, "%s/out.%s", dir, k_ext[_i]);
@@ -299,7 +291,7 @@ static void posed_box(const skio_scene* s, const skio_mesh* m, double t, float l
  * the clip the sword is where the source puts it. */
 START_TEST(bone_child_follows_its_bone_in_the_clip) {
   static const char* const k_ext[] = {"glb", "fbx"};
-  skio_scene* s = read_scene(data_path("tests/data/mover_rig.glb"));
+  skio_scene* s = read_scene(skt_data("mover_rig.glb"));
   s->materials_changed = true; /* .glb written whole, not edited in place */
   char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
   ck_assert_ptr_nonnull(mkdtemp(dir));
