@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -38,10 +39,17 @@ static size_t first_bad_record(const sk_weight_record* records, size_t vertex_co
   return 0;
 }
 
-static sk_result check_common(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
-                              uint32_t group_count, sk_error* err) {
+static sk_result check_pointers(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                                uint32_t group_count, sk_error* err) {
   if (vertex_count && !records) SK__FAIL(err, SKC_INVALID_ARGUMENT, "records must not be NULL");
   if (group_count && !group_to_joint) SK__FAIL(err, SKC_INVALID_ARGUMENT, "group_to_joint must not be NULL");
+  return sk__ret(0, NULL, err);
+}
+
+static sk_result check_common(const sk_weight_record* records, size_t vertex_count, const int32_t* group_to_joint,
+                              uint32_t group_count, sk_error* err) {
+  sk_result rc = check_pointers(records, vertex_count, group_to_joint, group_count, err);
+  if (rc != SK_OK) return rc;
   size_t bad = first_bad_record(records, vertex_count);
   if (bad)
     SK__FAIL(err, SKC_INVALID_ARGUMENT, "record %zu has count %d and entries %p", bad - 1, (int)records[bad - 1].count,
@@ -291,6 +299,7 @@ typedef struct edit_call {
   int quantize_quick; /* Quantize locking no joint: quantize_quick first */
   int normalize_quick; /* Normalize: normalize_range */
   int all_mapped;      /* every group of the call maps to a joint (quantize_quick4) */
+  const float* level;  /* q / 255 as floats when Quantize makes 8 bits (skc_wrow_op.level), else NULL */
   row_buf row;
   skc_wreport r;
   size_t changed, deferred;
@@ -406,13 +415,38 @@ static int quantize_quick(edit_call* c, size_t v) {
   return 1;
 }
 
+/* What Quantize's quick paths count, kept in quantize_range's locals (in edit_call, each vertex's counts were a
+ * load and a store through c). */
+typedef struct quick_counts {
+  uint64_t visited, influences;
+  size_t changed;
+} quick_counts;
+
+/* The end of a quick path on record v of n entries (written already when moved): flagged, counted and stated as
+ * write_in_place does it. */
+static inline void quick_done(edit_call* c, size_t v, int exact, int moved, int32_t n, quick_counts* k) {
+  k->visited++;
+  k->influences += (uint64_t)n;
+  k->changed += (size_t)moved;
+  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
+  if (!moved && c->r.vertex_flags) c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change */
+  if (c->state) c->state[v] = (uint8_t)moved;
+}
+
+/* quantize_quick (which counts the entries and changes in c) counted as visited in k. */
+static int quantize_full(edit_call* c, size_t v, quick_counts* k) {
+  if (!quantize_quick(c, v)) return 0;
+  k->visited++;
+  return 1;
+}
+
 /* quantize_quick for a record of 1 or 2 entries when every group of the call maps to a joint (nearly two thirds of
  * a skinned mesh's records hold one or two): the same floats, counts, flags and state as quantize_quick4, in scalar
  * code with no lane set-up (callgrind over CesiumMan_subdiv2's records: ~110 instructions such a record, ~147 in the
  * lanes; the whole call 189 -> 166 a vertex, one thread 2.13 -> 1.79 ms: docs/addon.md, session 74). Rounding to
  * nearest hands out T units in nearly every record; otherwise the full rule decides (quantize_quick, which computes
  * the same rounding first). Returns 0 when the row path must decide. */
-static int quantize_quick12(edit_call* c, size_t v) {
+static int quantize_quick12(edit_call* c, size_t v, quick_counts* k) {
   sk_weight_entry* en = c->records[v].entries;
   const int32_t n = c->records[v].count;
   const float a = en[0].weight, b = n == 2 ? en[1].weight : 0.0f;
@@ -426,21 +460,17 @@ static int quantize_quick12(edit_call* c, size_t v) {
   const double scale = T / U, xa = (double)a * scale, xb = (double)b * scale;
   const int32_t ta = (int32_t)xa, tb = (int32_t)xb; /* x < 2^31: truncation, as cvttpd */
   const int32_t qa = ta + (xa - (double)ta >= 0.5), qb = tb + (xb - (double)tb >= 0.5);
-  if ((uint32_t)(qa + qb) != T) return quantize_quick(c, v);
-  const float wa = (float)qa / (float)T, wb = (float)qb / (float)T; /* see the division in quantize_quick4 */
+  if ((uint32_t)(qa + qb) != T) return quantize_full(c, v, k);
+  /* q / T: the 8-bit grid's table (the same floats: see the division in quantize_quick4), else the division */
+  const float* lv = c->level;
+  const float wa = lv ? lv[qa] : (float)qa / (float)T, wb = lv ? lv[qb] : (float)qb / (float)T;
   const float eps = c->no_change;
   const int moved = (fabsf(a - wa) > eps) | (fabsf(b - wb) > eps); /* rows_differ (valid weights: no NaN) */
-  c->r.influences_before += (uint64_t)n;
-  c->r.influences_after += (uint64_t)n;
-  if ((wa != a) | (wb != b)) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
   if (moved) {
-    c->changed++;
     en[0].weight = wa;
     if (n == 2) en[1].weight = wb;
-  } else if (c->r.vertex_flags) {
-    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
   }
-  if (c->state) c->state[v] = (uint8_t)moved;
+  quick_done(c, v, (wa == a) & (wb == b), moved, n, k);
   return 1;
 }
 
@@ -491,7 +521,7 @@ static int quick4_off_by_one(__m128d x01, __m128d x23, __m128i t01, __m128i t23,
   return 1;
 }
 
-static int quantize_quick4(edit_call* c, size_t v) {
+static int quantize_quick4(edit_call* c, size_t v, quick_counts* k) {
   sk_weight_entry* en = c->records[v].entries;
   const int32_t n = c->records[v].count;
   const uint8_t* at = QUICK4_AT[n - 1];
@@ -523,7 +553,7 @@ static int quantize_quick4(edit_call* c, size_t v) {
   const uint32_t given = (uint32_t)_mm_cvtsi128_si32(sum);
   if (given != T &&
       ((given != T + 1u && given + 1u != T) || !quick4_off_by_one(x01, x23, t01, t23, w, n, given > T, &q)))
-    return quantize_quick(c, v); /* the full rule: more than one unit off, or no entry to move it */
+    return quantize_full(c, v, k); /* the full rule: more than one unit off, or no entry to move it */
   /* q / T in float: the quotient of two float-exact integers rounded once, which is what rounding the double
    * quotient to float gives (53 >= 2 x 24 + 2 bits: double rounding is innocuous for a division; checked for every
    * q of both grids) */
@@ -531,20 +561,14 @@ static int quantize_quick4(edit_call* c, size_t v) {
   const int exact = _mm_movemask_ps(_mm_cmpeq_ps(w1, w)) == 0xF;
   const __m128 dist = _mm_and_ps(_mm_sub_ps(w, w1), _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
   const int moved = _mm_movemask_ps(_mm_cmpgt_ps(dist, _mm_set1_ps(c->no_change))) != 0; /* rows_differ */
-  c->r.influences_before += (uint64_t)n;
-  c->r.influences_after += (uint64_t)n;
-  if (!exact) skc_wreport_flag(&c->r, v, SKC_WFLAG_CHANGED);
   if (moved) {
-    c->changed++;
     const __m128 p01 = _mm_unpacklo_ps(g, w1), p23 = _mm_unpackhi_ps(g, w1); /* (group, weight) pairs */
     _mm_storeh_pi((__m64*)(void*)&en[at[3]], p23);
     _mm_storel_pi((__m64*)(void*)&en[at[2]], p23);
     _mm_storeh_pi((__m64*)(void*)&en[at[1]], p01);
     _mm_storel_pi((__m64*)(void*)&en[at[0]], p01);
-  } else if (c->r.vertex_flags) {
-    c->r.vertex_flags[v] &= (uint8_t)~SKC_WFLAG_CHANGED; /* below no_change: no change */
   }
-  if (c->state) c->state[v] = (uint8_t)moved;
+  quick_done(c, v, exact, moved, n, k);
   return 1;
 }
 #endif
@@ -566,14 +590,14 @@ static __attribute__((noinline)) int edit_row(edit_call* c, size_t v) {
 }
 
 /* Quantize's quick paths for record v: scalar for 1-2 entries, four lanes for 3-4, the general one otherwise (every
- * group mapped; else the general one). 0: the row path decides. */
-static inline int quantize_vertex(edit_call* c, size_t v) {
-  const uint32_t k = (uint32_t)(c->records[v].count - 1); /* 0-3: 1-4 entries */
-  if (c->all_mapped && k < 2u) return quantize_quick12(c, v);
+ * group mapped; else the general one, which counts in c itself). 0: the row path decides. */
+static inline int quantize_vertex(edit_call* c, size_t v, quick_counts* k) {
+  const uint32_t m = (uint32_t)(c->records[v].count - 1); /* 0-3: 1-4 entries */
+  if (c->all_mapped && m < 2u) return quantize_quick12(c, v, k);
 #if defined(__SSE2__)
-  if (c->all_mapped && k < 4u) return quantize_quick4(c, v);
+  if (c->all_mapped && m < 4u) return quantize_quick4(c, v, k);
 #endif
-  return quantize_quick(c, v);
+  return quantize_full(c, v, k);
 }
 
 /* One selected vertex. Limit reads only records holding more entries than the limit (the count sits in the
@@ -582,7 +606,6 @@ static inline int quantize_vertex(edit_call* c, size_t v) {
 static inline int edit_vertex(edit_call* c, size_t v) {
   c->r.vertices_visited++;
   if (c->op.kind == SKC_WROW_LIMIT && c->records[v].count <= (int32_t)c->op.count) return 1; /* within the limit */
-  if (c->quantize_quick && quantize_vertex(c, v)) return 1;
   return edit_row(c, v);
 }
 
@@ -642,6 +665,18 @@ static int normalize_range(edit_call* c, size_t b, size_t e) {
   return 1;
 }
 
+/* Quantize over [b, e) when no joint is locked: the quick paths, counted in locals, the row path elsewhere. */
+static int quantize_range(edit_call* c, size_t b, size_t e) {
+  quick_counts k = {0, 0, 0};
+  for (size_t v = b; v < e; v++)
+    if (skc_wsel(&c->scope, v) && !quantize_vertex(c, v, &k) && !edit_vertex(c, v)) return 0;
+  c->r.vertices_visited += k.visited;
+  c->r.influences_before += k.influences;
+  c->r.influences_after += k.influences;
+  c->changed += k.changed;
+  return 1;
+}
+
 /* Clean over [b, e): prune_in_place where it can (counted in locals, so the loop is the test and a few adds), the
  * row path elsewhere. Counts as edit_row would: a changed record is written (state 1) and flagged. */
 static int prune_range(edit_call* c, size_t b, size_t e) {
@@ -671,11 +706,19 @@ static int prune_range(edit_call* c, size_t b, size_t e) {
   return 1;
 }
 
-/* The selected vertices of [b, e); 0 when a row's buffers could not be allocated. (out_state was cleared: a vertex
- * left alone needs no store.) */
+/* out_state and the report's vertex flags of [b, e) set to 0. */
+static void clear_outputs(edit_call* c, size_t b, size_t e) {
+  if (c->state) memset(c->state + b, 0, e - b);
+  if (c->r.vertex_flags) memset(c->r.vertex_flags + b, 0, e - b);
+}
+
+/* The selected vertices of [b, e); 0 when a row's buffers could not be allocated. (Its outputs are cleared first: a
+ * vertex left alone needs no store.) */
 static int edit_range(edit_call* c, size_t b, size_t e) {
+  clear_outputs(c, b, e);
   if (c->prune_quick) return prune_range(c, b, e);
   if (c->normalize_quick) return normalize_range(c, b, e);
+  if (c->quantize_quick) return quantize_range(c, b, e);
   for (size_t v = b; v < e; v++)
     if (skc_wsel(&c->scope, v) && !edit_vertex(c, v)) return 0;
   return 1;
@@ -703,11 +746,16 @@ static void counters_add(edit_call* total, const edit_call* part) {
   total->deferred += part->deferred;
 }
 
+enum { EDIT_DONE = 0, EDIT_NO_MEMORY = 1, EDIT_BAD_RECORD = 2 };
+
 typedef struct edit_run {
   edit_call parts[EDIT_MAX_THREADS]; /* one per participant slot */
   size_t vertex_count;
-  atomic_int failed;
-  double caller_done; /* when the caller (slot 0) ran out of chunks */
+  size_t check_chunks;      /* chunks of records to check before any is edited */
+  atomic_size_t check_next; /* the next of them to take */
+  atomic_size_t checked;    /* those found sane */
+  atomic_int failed;        /* EDIT_NO_MEMORY or EDIT_BAD_RECORD */
+  double caller_done;       /* when the caller (slot 0) ran out of chunks */
 } edit_run;
 
 /* A busy host: a pool thread whose core another program holds keeps the caller waiting for the chunk it took, for
@@ -733,16 +781,40 @@ static int take_solo(void) {
   return n != 0;
 }
 
+/* The record check of sk_records_edit ("argument errors are found before anything is written"), shared by the
+ * participants: each checks chunks of records until none is left, then waits for those the others took (one chunk
+ * each at most, a few microseconds of reading). On a 92k-vertex mesh in Blender the check alone took 0.23-0.27 ms of
+ * a 0.7-0.8 ms call when the caller made it before the threads started (cold records: docs/addon.md, session 75).
+ * Returns 0 when a record is bad (nothing is edited then) or another participant failed. */
+static int records_checked(edit_run* run, skc_par_job* job) {
+  const sk_weight_record* records = run->parts[0].records;
+  size_t k;
+  while ((k = atomic_fetch_add(&run->check_next, 1)) < run->check_chunks) {
+    const size_t b = k * EDIT_CHUNK, e = b + EDIT_CHUNK < run->vertex_count ? b + EDIT_CHUNK : run->vertex_count;
+    if (first_bad_record(records + b, e - b)) {
+      atomic_store(&run->failed, EDIT_BAD_RECORD);
+      skc_par_stop(job);
+      return 0;
+    }
+    atomic_fetch_add(&run->checked, 1);
+  }
+  for (unsigned spins = 0; atomic_load(&run->checked) < run->check_chunks; spins++) {
+    if (atomic_load(&run->failed)) return 0;
+    if (spins >= 256) sched_yield(); /* the chunk's holder lost its core */
+  }
+  return !atomic_load(&run->failed);
+}
+
 /* One participant: its chunks on a copy of its part on its own stack (the counters one thread bumps for every
  * vertex would otherwise share cache lines with the fields another thread reads for every vertex). */
 static void edit_chunks(void* ctx, unsigned slot, skc_par_job* job) {
   edit_run* run = ctx;
   edit_call mine = run->parts[slot];
   size_t k;
-  while (skc_par_take(job, &k)) {
+  while (records_checked(run, job) && skc_par_take(job, &k)) {
     const size_t b = k * EDIT_CHUNK, e = b + EDIT_CHUNK < run->vertex_count ? b + EDIT_CHUNK : run->vertex_count;
     if (!edit_range(&mine, b, e)) {
-      atomic_store(&run->failed, 1);
+      atomic_store(&run->failed, EDIT_NO_MEMORY);
       skc_par_stop(job);
     }
   }
@@ -751,8 +823,9 @@ static void edit_chunks(void* ctx, unsigned slot, skc_par_job* job) {
   if (!slot) run->caller_done = now_s();
 }
 
-/* Every selected vertex; returns 0 when a row's buffers could not be allocated (each vertex is edited whole or not
- * at all, and which of the others were edited is then unknown). */
+/* Every record checked, then every selected vertex edited: EDIT_DONE, EDIT_BAD_RECORD (nothing edited) or
+ * EDIT_NO_MEMORY when a row's buffers could not be allocated (each vertex is edited whole or not at all, and which
+ * of the others were edited is then unknown). */
 static int edit_all(edit_call* c, size_t vertex_count) {
   unsigned nt = 1;
 #if defined(SK_HAVE_OPENMP)
@@ -761,9 +834,12 @@ static int edit_all(edit_call* c, size_t vertex_count) {
   if (nt > EDIT_MAX_THREADS) nt = EDIT_MAX_THREADS;
   if (nt > 1 && take_solo()) nt = 1;
   edit_run* run = malloc(sizeof *run);
-  if (!run) return 0;
+  if (!run) return EDIT_NO_MEMORY;
   run->vertex_count = vertex_count;
-  atomic_init(&run->failed, 0);
+  run->check_chunks = (vertex_count + EDIT_CHUNK - 1) / EDIT_CHUNK;
+  atomic_init(&run->check_next, 0);
+  atomic_init(&run->checked, 0);
+  atomic_init(&run->failed, EDIT_DONE);
   for (unsigned t = 0; t < nt; t++) {
     run->parts[t] = *c;
     run->parts[t].row = (row_buf){0};
@@ -774,9 +850,9 @@ static int edit_all(edit_call* c, size_t vertex_count) {
   const unsigned used = skc_par_run((vertex_count + EDIT_CHUNK - 1) / EDIT_CHUNK, nt, edit_chunks, run);
   if (used > 1 && now_s() - run->caller_done > run->caller_done - start) atomic_store(&solo_left, SOLO_CALLS);
   for (unsigned t = 0; t < used; t++) counters_add(c, &run->parts[t]);
-  const int ok = !atomic_load(&run->failed);
+  const int failed = atomic_load(&run->failed);
   free(run);
-  return ok;
+  return failed;
 }
 
 static int any_locked(const skc_wscope* sc, uint32_t joint_count) {
@@ -797,19 +873,19 @@ static sk_result check_edit(const sk_records_edit_desc* desc, const sk_weights_r
   return sk__ret(0, NULL, err);
 }
 
-/* After the checks: the outputs cleared, the group flags and the quick paths that apply. */
+/* After the checks: the group flags and the quick paths that apply (the per-vertex outputs are cleared chunk by
+ * chunk once the records passed: clear_outputs). */
 static void edit_setup(edit_call* c, uint8_t* group_flags, sk_weights_report* report, size_t vertex_count,
                        uint32_t joint_count) {
   for (uint32_t g = 0; g < c->group_count; g++) {
     const int32_t j = c->map[g];
     group_flags[g] = (uint8_t)(j < 0 ? 0 : GROUP_MAPPED | (skc_wlocked(&c->scope, (uint32_t)j) ? GROUP_LOCKED : 0));
   }
-  if (report && report->vertex_flags) memset(report->vertex_flags, 0, vertex_count);
   if (report && report->joint_counts) memset(report->joint_counts, 0, joint_count * sizeof *report->joint_counts);
-  if (c->state) memset(c->state, 0, vertex_count);
   c->r.vertex_flags = report ? report->vertex_flags : NULL;
   c->prune_quick = c->op.kind == SKC_WROW_PRUNE && !(c->op.flags & SKC_PRUNE_NORMALIZE);
   c->quantize_quick = c->op.kind == SKC_WROW_QUANTIZE && !any_locked(&c->scope, joint_count);
+  c->level = c->op.kind == SKC_WROW_QUANTIZE && c->op.count == 255u ? c->op.level : NULL;
   c->normalize_quick = c->op.kind == SKC_WROW_NORMALIZE; /* locks are checked per entry */
   c->all_mapped = c->group_count <= INT32_MAX;
   for (uint32_t g = 0; g < c->group_count && c->all_mapped; g++) c->all_mapped = c->map[g] >= 0;
@@ -819,7 +895,7 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
                                  uint32_t group_count, const sk_records_edit_desc* desc, uint8_t* out_state,
                                  size_t* out_deferred, sk_weights_report* report, sk_error* err) {
   sk_result rc = check_edit(desc, report, err);
-  if (rc == SK_OK) rc = check_common(records, vertex_count, group_to_joint, group_count, err);
+  if (rc == SK_OK) rc = check_pointers(records, vertex_count, group_to_joint, group_count, err); /* records: below */
   if (rc != SK_OK) return rc;
   uint32_t joint_count = 0;
   int32_t* group_of = group_of_joints(group_to_joint, group_count, &joint_count, &rc, err);
@@ -839,11 +915,19 @@ SK_API sk_result sk_records_edit(sk_weight_record* records, size_t vertex_count,
   /* no group mapped: nothing to edit (and no joint for the scope's locks to match) */
   if (joint_count) rc = sk__wrow_from_desc(desc->op, desc->op_desc, vertex_count, joint_count, &c.op, &c.scope, err);
   if (rc == SK_OK) edit_setup(&c, group_flags, report, vertex_count, joint_count); /* clears the outputs, too */
-  int done = rc != SK_OK || !joint_count || edit_all(&c, vertex_count);
+  /* the records are checked by edit_all's threads, or here when nothing is to be edited */
+  int failed = EDIT_DONE;
+  if (rc == SK_OK && joint_count) {
+    failed = edit_all(&c, vertex_count);
+  } else if (rc == SK_OK) {
+    failed = first_bad_record(records, vertex_count) ? EDIT_BAD_RECORD : EDIT_DONE;
+    if (!failed) clear_outputs(&c, 0, vertex_count);
+  }
   free(group_of);
   free(group_flags);
   if (rc != SK_OK) return rc;
-  if (!done) SK__FAIL(err, SKC_OUT_OF_MEMORY, "no memory for the rows of the records");
+  if (failed == EDIT_BAD_RECORD) return check_common(records, vertex_count, group_to_joint, group_count, err);
+  if (failed) SK__FAIL(err, SKC_OUT_OF_MEMORY, "no memory for the rows of the records");
   c.r.vertices_changed = c.changed; /* beyond no_change (the flags' count includes smaller changes) */
   sk__report_out(&c.r, report);
   if (out_deferred) *out_deferred = c.deferred;

@@ -60,3 +60,4 @@ def unregister():
         delattr(getattr(bpy.types, type_name), attr)
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
+    operators._PREFERENCE_READ.clear()  # registered again: the preference may have been reset meanwhile

@@ -13,6 +13,7 @@ Conventions (differences from the C ABI are handled here, nowhere else):
 
 import ctypes
 import os
+import threading
 from collections import namedtuple
 from ctypes import byref, c_char_p, c_size_t, c_uint32, c_uint64, c_void_p
 
@@ -1595,41 +1596,73 @@ def records_edit(address, vertex_count, group_to_joint, op, mask=None, locked=No
     pages the kernel has to fault in: a third of a Limit Total's time on 92k vertices in Blender.) lib: library(),
     when the caller has it."""
     gmap = np.ascontiguousarray(group_to_joint, np.int32)
-    top = int(gmap.max()) if gmap.size else -1
-    nj = top + 1 if top >= 0 else 0
-    code, desc = _records_op_desc(op, params)
+    nj = int(gmap.max()) + 1 if gmap.size else 0  # (no group mapped: -1 + 1)
+    call = _edit_call(op, params, no_change)
     keep = []
-    scope = desc.scope  # (a view into desc)
+    scope = call.desc.scope  # (a view into desc)
+    m = lk = None
     if mask is not None:
         m = _arr(np.asarray(mask).astype(bool), np.uint8, "mask", size=int(vertex_count))
-        keep.append(m)
-        _put(scope, "vertex_mask", _ptr(m))
-        _put(scope, "vertex_mask_count", m.size)
     if locked is not None and nj:
         lk = _arr(np.asarray(locked).astype(bool)[:nj], np.uint8, "locked", size=nj)
-        keep.append(lk)
-        _put(scope, "locked_joints", _ptr(lk))
-        _put(scope, "locked_joint_count", nj)
-    edit = C.SkRecordsEditDesc()
-    _put(edit, "size", _EDIT_DESC_SIZE)
-    _put(edit, "op", code)
-    _put(edit, "op_desc", C.ctypes.addressof(desc))
-    _put(edit, "no_change", float(no_change))
+    keep.extend((m, lk))
+    _put(scope, "vertex_mask", _ptr(m))
+    _put(scope, "vertex_mask_count", 0 if m is None else m.size)
+    _put(scope, "locked_joints", _ptr(lk))
+    _put(scope, "locked_joint_count", 0 if lk is None else nj)
     vflags = np.zeros(int(vertex_count), np.uint8) if flags else None
     if state is None or state.dtype != np.uint8 or state.size < int(vertex_count) or not state.flags.c_contiguous:
         state = np.zeros(int(vertex_count), np.uint8)
     state = state[:int(vertex_count)]
-    report = C.SkWeightsReport()
-    _put(report, "size", _REPORT_SIZE)
+    report = call.report
     _put(report, "vertex_flags", _ptr(vflags))
-    deferred = C.c_size_t()
-    (lib or library()).sk_records_edit(_records(address), int(vertex_count), _ptr(gmap), gmap.size, byref(edit),
-                                       _ptr(state), byref(deferred), byref(report))
+    fn = (lib or library()).raw.sk_records_edit  # the integers are a count and the map's size: no range check
+    rc = fn(_records(address), int(vertex_count), _ptr(gmap), gmap.size, call.edit_ref, _ptr(state),
+            call.deferred_ref, call.report_ref, call.err_ref)
+    if rc != C.SK_OK:
+        raise SkinkitError(rc, call.err.message.decode("utf-8", "replace") or "sk_records_edit failed: %d" % rc)
     d = {name: getattr(report, name) for name in _REPORT_FIELDS}  # (c_uint64 fields read as int)
-    d["vertices_deferred"] = int(deferred.value)
+    d["vertices_deferred"] = int(call.deferred.value)
     if flags:
         d["vertex_flags"] = vflags
     return d, state
+
+
+class _EditCall:
+    """The structs of one records_edit operation and parameters, built once and kept (per thread: each call fills
+    its scope and report): in Blender a weight tool runs cold after the depsgraph update, where building them took
+    ~50 us of a ~1.5 ms operator (docs/addon.md, session 75)."""
+
+    __slots__ = ("desc", "edit", "report", "deferred", "err", "edit_ref", "report_ref", "deferred_ref", "err_ref")
+
+    def __init__(self, op, params, no_change):
+        code, self.desc = _records_op_desc(op, params)
+        self.edit = C.SkRecordsEditDesc()
+        _put(self.edit, "size", _EDIT_DESC_SIZE)
+        _put(self.edit, "op", code)
+        _put(self.edit, "op_desc", C.ctypes.addressof(self.desc))
+        _put(self.edit, "no_change", float(no_change))
+        self.report = C.SkWeightsReport()
+        _put(self.report, "size", _REPORT_SIZE)
+        self.deferred = C.c_size_t()
+        self.err = C.SkError()
+        self.edit_ref, self.report_ref = byref(self.edit), byref(self.report)
+        self.deferred_ref, self.err_ref = byref(self.deferred), byref(self.err)
+
+
+_EDIT_CALLS = threading.local()
+
+
+def _edit_call(op, params, no_change):
+    """The kept _EditCall of (op, params, no_change) on this thread (a few kept; built on a miss)."""
+    calls = _EDIT_CALLS.__dict__.setdefault("calls", {})
+    key = (op, tuple(sorted(params.items())), float(no_change))
+    call = calls.get(key)
+    if call is None:
+        if len(calls) >= 16:
+            calls.clear()
+        call = calls[key] = _EditCall(op, params, no_change)
+    return call
 
 
 # ------------------------------------------------------------------------------------------- .skf files

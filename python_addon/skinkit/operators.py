@@ -43,11 +43,18 @@ def _group_select_mode(default, with_active=True):
 _INVALID_FLAG_NAMES = ("sum_off", "unweighted", "nan", "negative", "bad_joint", "duplicate", "over_limit")
 
 
+_PREFERENCE_READ = []  # [True] once _load_api has given api the preference's path
+
+
 def _load_api(context):
-    """The api module with the library loaded (preference path first). Raises SkinkitError/ImportError."""
+    """The api module with the library loaded (preference path first). Raises SkinkitError/ImportError.
+    The preference is read on the first call only: later edits reach api through its update callback (reading it
+    cost ~45 us of a weight tool's ~1.5 ms in Blender, where the tools run cold: docs/addon.md, session 75)."""
     from . import api
 
-    api.set_library_path(preferences.library_path(context))
+    if not _PREFERENCE_READ:
+        api.set_library_path(preferences.library_path(context))
+        _PREFERENCE_READ.append(True)
     api.library()
     return api
 
@@ -392,9 +399,12 @@ class _WeightOp(bpy.types.Operator):
 
         if not self.properties.respect_locks:
             return np.zeros(len(groups), np.uint8)
-        every = np.zeros(len(obj.vertex_groups), bool)  # one call for all groups' flags
-        obj.vertex_groups.foreach_get("lock_weight", every)
-        return every[np.asarray(groups, np.int64)].astype(np.uint8)
+        vgroups = obj.vertex_groups
+        every = np.zeros(len(vgroups), bool)  # one call for all groups' flags
+        vgroups.foreach_get("lock_weight", every)
+        if len(groups) == every.size and groups[-1] == every.size - 1:  # every group, in order (All Groups)
+            return every.view(np.uint8)
+        return every[np.asarray(groups, np.int64)].view(np.uint8)
 
     def prepare(self, api, obj):
         """Hook run on each target before its weights are read; returns the names of vertex groups it created

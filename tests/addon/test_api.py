@@ -609,10 +609,29 @@ class RecordTests(unittest.TestCase):
         self.assertEqual(entries[0][0].weight, np.float32(0.625))
         self.assertEqual(entries[0][1].weight, np.float32(round(0.375 * 255) / 255))
 
+    def test_records_edit_calls_do_not_share_a_scope(self):
+        # records_edit keeps its structs per operation and parameters: a mask or a lock given to one call must not
+        # reach the next call of the same operation
+        rows = [[(0, 0.2), (1, 0.2)], [(0, 0.3), (1, 0.1)]]
+        recs, entries = self.make(rows)
+        rep, state = api.records_edit(ctypes.addressof(recs), 2, [0, 1], "normalize", mask=[False, True],
+                                      locked=[True, False])
+        self.assertEqual(state.tolist(), [0, 1])
+        self.assertEqual([e.weight for e in entries[1]], [np.float32(0.3), np.float32(0.7)])  # joint 0 locked
+        rep, state = api.records_edit(ctypes.addressof(recs), 2, [0, 1], "normalize")
+        self.assertEqual(state.tolist(), [1, 0])
+        self.assertEqual(rep["vertices_changed"], 1)
+        self.assertEqual([e.weight for e in entries[0]], [0.5, 0.5])
+
     def test_bad_records_refused(self):
         recs, _entries = self.make([[(0, 1.0)]])
         recs[0].count = C.SK_RECORD_MAX_ENTRIES + 1
         expect_code(self, C.SK_ERR_INVALID_ARGUMENT, api.records_read, ctypes.addressof(recs), 1, [0])
+        for op in ("normalize", "quantize"):  # refused with the library's message, nothing written
+            with self.assertRaises(api.SkinkitError) as cm:
+                api.records_edit(ctypes.addressof(recs), 1, [0], op)
+            self.assertEqual(cm.exception.code, C.SK_ERR_INVALID_ARGUMENT)
+            self.assertIn("record 0 has count", str(cm.exception))
         with self.assertRaises(ValueError):
             api.records_update(ctypes.addressof(recs), 1, [0], np.uint32([0]), np.uint32([]), np.float32([]))
 

@@ -4,6 +4,7 @@
  * update round trip against a reference on random records; sk_records_edit against the sk_weights_* functions
  * on the same random records, for every operation. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,6 +468,48 @@ START_TEST(test_edit_round_no_change_and_errors) {
 }
 END_TEST
 
+/* A bad record anywhere in a mesh the threads edit in chunks (sk_records_edit checks the records in those chunks
+ * too): the call fails naming the first bad record, and no record, state byte or flag is written - whichever
+ * chunk holds it, whichever operation. */
+START_TEST(test_edit_bad_record_in_a_large_mesh_writes_nothing) {
+  sk_weight_entry* pool = calloc((size_t)RV * RG, sizeof *pool);
+  sk_weight_entry* orig = malloc((size_t)RV * RG * sizeof *orig);
+  uint8_t* state = malloc(RV);
+  uint8_t* flags = malloc(RV);
+  const size_t at[3] = {5, 12288, RV - 1}; /* the first chunk, a later one, the partial last one */
+  const sk_normalize_desc nd = {.size = sizeof nd, .tolerance = 1e-4f};
+  const sk_quantize_desc qd = {.size = sizeof qd, .bits = 8};
+  const sk_records_edit_desc descs[2] = {{sizeof descs[0], SK_RECORDS_NORMALIZE, &nd, 0.0f, 0},
+                                         {sizeof descs[1], SK_RECORDS_QUANTIZE, &qd, 0.0f, 0}};
+  for (int k = 0; k < 3; k++) {
+    for (int op = 0; op < 2; op++) {
+      sk_weight_record* rec = random_records(pool, 7u + (unsigned)k);
+      memcpy(orig, pool, (size_t)RV * RG * sizeof *pool);
+      const sk_weight_record saved = rec[at[k]];
+      rec[at[k]].count = k == 1 ? SK_RECORD_MAX_ENTRIES + 1 : k == 2 ? -1 : 2;
+      if (k == 0) rec[at[k]].entries = NULL;
+      memset(state, 7, RV);
+      memset(flags, 9, RV);
+      sk_weights_report rep = {.size = sizeof rep, .vertex_flags = flags};
+      sk_error err = {0};
+      ck_assert_int_eq(sk_records_edit(rec, RV, rmap, RG, &descs[op], state, NULL, &rep, &err),
+                       SK_ERR_INVALID_ARGUMENT);
+      char want[32];
+      snprintf(want, sizeof want, "record %zu ", at[k]);
+      ck_assert_msg(strstr(err.message, want), "%.400s", err.message);
+      rec[at[k]] = saved;
+      ck_assert_msg(memcmp(pool, orig, (size_t)RV * RG * sizeof *pool) == 0, "op %d, bad record %zu", op, at[k]);
+      for (int v = 0; v < RV; v++) ck_assert(state[v] == 7 && flags[v] == 9);
+      free(rec);
+    }
+  }
+  free(pool);
+  free(orig);
+  free(state);
+  free(flags);
+}
+END_TEST
+
 static Suite* records_suite(void) {
   Suite* s = suite_create("records");
   TCase* tc = tcase_create("records");
@@ -478,6 +521,7 @@ static Suite* records_suite(void) {
   tcase_add_test(tc, test_edit_quantize_every_group_mapped);
   tcase_add_test(tc, test_normalize_twice_changes_nothing);
   tcase_add_test(tc, test_edit_inside_a_parallel_region);
+  tcase_add_test(tc, test_edit_bad_record_in_a_large_mesh_writes_nothing);
   tcase_add_test(tc, test_edit_leaves_invalid_vertices);
   tcase_add_test(tc, test_edit_round_no_change_and_errors);
   suite_add_tcase(s, tc);
