@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skio_ai.h"
 #include "skio_ogre.h"
 #include "skio_scene.h"
 
@@ -85,95 +86,6 @@ int skio_ogre_mesh_downgrade(const uint8_t* data, size_t n, uint8_t** out, size_
   return SKC_OK;
 }
 
-/* ---- Assimp's file system with one file served from memory ------------------------------------------------ */
-
-typedef struct overlay {
-  const char* path; /* the name served from memory */
-  const uint8_t* data;
-  size_t size;
-} overlay;
-
-typedef struct file {
-  FILE* f;          /* a file on disk, or NULL */
-  const uint8_t* p; /* the memory file */
-  size_t n, pos;
-} file;
-
-static size_t f_read(struct aiFile* af, char* buf, size_t size, size_t count) {
-  file* f = (file*)af->UserData;
-  if (f->f) return fread(buf, size, count, f->f);
-  if (!size) return 0;
-  size_t items = (f->n - f->pos) / size;
-  if (items > count) items = count;
-  memcpy(buf, f->p + f->pos, items * size);
-  f->pos += items * size;
-  return items;
-}
-
-static size_t f_write(struct aiFile* af, const char* buf, size_t size, size_t count) {
-  (void)af, (void)buf, (void)size, (void)count;
-  return 0; /* reading only */
-}
-
-static size_t f_tell(struct aiFile* af) {
-  file* f = (file*)af->UserData;
-  if (!f->f) return f->pos;
-  long t = ftell(f->f);
-  return t < 0 ? 0 : (size_t)t;
-}
-
-static size_t f_size(struct aiFile* af) {
-  file* f = (file*)af->UserData;
-  if (!f->f) return f->n;
-  long here = ftell(f->f);
-  if (here < 0 || fseek(f->f, 0, SEEK_END)) return 0;
-  long end = ftell(f->f);
-  if (fseek(f->f, here, SEEK_SET) || end < 0) return 0;
-  return (size_t)end;
-}
-
-static enum aiReturn f_seek(struct aiFile* af, size_t off, enum aiOrigin origin) {
-  file* f = (file*)af->UserData;
-  if (f->f) {
-    const int whence = origin == aiOrigin_SET ? SEEK_SET : origin == aiOrigin_CUR ? SEEK_CUR : SEEK_END;
-    return fseek(f->f, (long)off, whence) ? aiReturn_FAILURE : aiReturn_SUCCESS;
-  }
-  size_t to = origin == aiOrigin_SET ? off : origin == aiOrigin_CUR ? f->pos + off : f->n + off; /* END: negative */
-  if (to > f->n) return aiReturn_FAILURE;
-  f->pos = to;
-  return aiReturn_SUCCESS;
-}
-
-static void f_flush(struct aiFile* af) { (void)af; }
-
-static struct aiFile* f_open(struct aiFileIO* io, const char* name, const char* mode) {
-  const overlay* ov = (const overlay*)io->UserData;
-  if (!name || !mode || strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+')) return NULL;
-  file* f = calloc(1, sizeof *f);
-  struct aiFile* af = calloc(1, sizeof *af);
-  if (!f || !af) {
-    free(f), free(af);
-    return NULL;
-  }
-  if (strcmp(name, ov->path) == 0) {
-    f->p = ov->data, f->n = ov->size;
-  } else if (!(f->f = fopen(name, "rb"))) {
-    free(f), free(af);
-    return NULL;
-  }
-  *af = (struct aiFile){f_read, f_write, f_tell, f_size, f_seek, f_flush, (aiUserData)f};
-  return af;
-}
-
-static void f_close(struct aiFileIO* io, struct aiFile* af) {
-  (void)io;
-  if (!af) return;
-  file* f = (file*)af->UserData;
-  if (f && f->f) fclose(f->f);
-  free(f);
-  free(af);
-}
-
 const struct aiScene* skio_ogre_import_v110(const char* path, unsigned int flags, const struct aiPropertyStore* props,
                                             uint32_t* lods, skc_err* err) {
   size_t n = 0, dn = 0;
@@ -182,9 +94,15 @@ const struct aiScene* skio_ogre_import_v110(const char* path, unsigned int flags
   const bool ok = data && skio_ogre_mesh_downgrade((const uint8_t*)data, n, &down, &dn, lods, err) == SKC_OK && down;
   free(data);
   if (!ok) return NULL; /* err says why for a damaged 1.100 mesh; else Assimp's first reason stands */
-  overlay ov = {path, down, dn};
-  struct aiFileIO io = {f_open, f_close, (aiUserData)&ov};
+  skio_ai_files files = {.overlay_path = path, .overlay_data = down, .overlay_size = dn};
+  struct aiFileIO io = skio_ai_fileio(&files);
   const struct aiScene* ai = aiImportFileExWithProperties(path, flags, &io, props);
   free(down);
+  if (files.refused[0]) { /* a skeleton or material script that is a FIFO or a device: not read on without it */
+    aiReleaseImport(ai);
+    skc_fail(err, SKC_FORMAT, "it names \"%.200s\", which is %s, not a regular file: refused", files.refused,
+             files.refused_kind);
+    return NULL;
+  }
   return ai;
 }

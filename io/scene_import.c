@@ -17,6 +17,7 @@
  * joint without weights, which would otherwise show up as extra influences of vertex 0. Entries naming a
  * vertex past the end cannot be stored and are counted in skio_mesh.dropped_weights.
  */
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -1794,6 +1795,21 @@ typedef struct import_fixes {
   char fbx_text_why[SKC_ERR_MESSAGE_SIZE]; /* ASCII FBX: why it was not read as binary FBX (import_fbx_text) */
 } import_fixes;
 
+/* Assimp's import of path, every file through skio_ai_fileio: NULL, with fx->why, when Assimp asked for a file beside
+ * it that is there but is no regular file (an OBJ's material library that is a FIFO kept open() waiting for a writer
+ * until the isolated reader's time limit; a device reads without end), rather than a scene read without it. */
+static const struct aiScene* import_regular(const char* path, unsigned int flags, const struct aiPropertyStore* props,
+                                            import_fixes* fx) {
+  skio_ai_files files = {0};
+  struct aiFileIO io = skio_ai_fileio(&files);
+  const struct aiScene* ai = aiImportFileExWithProperties(path, flags, &io, props);
+  if (!files.refused[0]) return ai;
+  aiReleaseImport(ai);
+  snprintf(fx->why, sizeof fx->why, "it names \"%.200s\", which is %s, not a regular file: refused", files.refused,
+           files.refused_kind);
+  return NULL;
+}
+
 /* A Collada file read by Assimp: from a copy whose unbound material symbols are bound to the placeholder
  * (skio_collada_bind_unbound: Assimp gave such a mesh the first material) when it has any, and when Assimp refuses
  * it, without its morph controllers (skio_collada_without_morphs). */
@@ -1804,7 +1820,7 @@ static const struct aiScene* import_dae(const char* path, unsigned int flags, co
   char* bound = xml && n <= UINT32_MAX ? skio_collada_bind_unbound(xml, n, &bn, NULL) : NULL;
   const struct aiScene* ai =
       bound ? aiImportFileFromMemoryWithProperties(bound, (unsigned int)bn, flags, "dae", props) : NULL;
-  if (!ai) ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  if (!ai) ai = import_regular(path, flags, props, fx);
   const char* text = bound ? bound : xml;
   char* patched = !ai && text ? skio_collada_without_morphs(text, bound ? bn : n, &pn, &fx->morphs_dropped) : NULL;
   if (patched && pn <= UINT32_MAX) {
@@ -1999,7 +2015,7 @@ static const struct aiScene* import_ai(const char* path, unsigned int flags, con
   if (has_extension(path, ".dae")) return import_dae(path, flags, props, fx);
   const bool fbx = has_extension(path, ".fbx"), fbx_text = fbx && !fbx_file_is_binary(path);
   const struct aiScene* ai = fbx_text ? import_fbx_text(path, flags, props, fx) : NULL;
-  if (!ai) ai = aiImportFileExWithProperties(path, flags, NULL, props);
+  if (!ai) ai = import_regular(path, flags, props, fx);
   if (ai || fbx_text) return ai;
   if (fbx) return import_fbx_repaired(path, flags, props, fx);
   if (has_extension(path, ".mesh")) {

@@ -2,6 +2,9 @@
 #ifndef SKIO_AI_H
 #define SKIO_AI_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* Loads Assimp once per process (later calls only look); NULL when its functions are there, else why not. */
 const char* skio_ai_unavailable(void);
 
@@ -13,5 +16,21 @@ const char* skio_ai_unavailable(void);
  * fork, so the child starts with Assimp's state at rest. Not recursive. */
 void skio_ai_lock(void);
 void skio_ai_unlock(void);
+
+struct aiFileIO;
+
+/* The files an import through skio_ai_fileio opened (ai_fileio.c): regular files only, overlay_path (when set) served
+ * from overlay_data instead of the disk. refused: the first name Assimp asked for that is there but is no regular
+ * file (a FIFO, a device, a folder), "" when none; refused_kind says which. */
+typedef struct skio_ai_files {
+  const char* overlay_path;
+  const uint8_t* overlay_data;
+  size_t overlay_size;
+  char refused[512];
+  const char* refused_kind;
+} skio_ai_files;
+
+/* An aiFileIO reading through files (which must outlive the import). */
+struct aiFileIO skio_ai_fileio(skio_ai_files* files);
 
 #endif

@@ -657,24 +657,68 @@ static int processes_with(const char* word, int kill_them) {
   return count;
 }
 
+/* An OBJ Assimp takes a second or more to read (a 1000 x 1000 grid: 34 MB, 1.5 s on a 2021 Xeon). */
+static void put_slow_obj(const char* name) {
+  FILE* f = fopen(at(name), "w");
+  ck_assert_ptr_nonnull(f);
+  enum { N = 1000 };
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) fprintf(f, "v %d %d 0\n", i, j);
+  for (int i = 0; i + 1 < N; ++i)
+    for (int j = 0; j + 1 < N; ++j) fprintf(f, "f %d %d %d\n", i * N + j + 1, i * N + j + 2, i * N + j + N + 1);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
 /* A CLI killed by SIGKILL (a CI job's time limit, the OOM killer) takes its isolated reader along: the reader used to
  * run on alone (session 73: Assimp 5.2.5 looping on a Collada controller whose skin is itself, at full speed and with
- * no time limit left). The reader here waits in Assimp's open() of the OBJ's material library, a FIFO no one writes:
- * since session 74 the controller ring is refused before Assimp reads (collada_controllers_refused). */
+ * no time limit left). The reader here is reading a large OBJ: since session 74 the controller ring is refused before
+ * Assimp reads (collada_controllers_refused), since session 75 an OBJ whose material library is a FIFO no one writes
+ * (files_beside_that_are_no_regular_files). */
 START_TEST(isolated_reader_dies_with_the_cli) {
-  char name[300], lib[300], text[400];
+  char name[300];
   snprintf(name, sizeof name, "%s.obj", strrchr(g_dir, '/') + 1); /* unique: the test folder's random name */
-  snprintf(lib, sizeof lib, "%s.mtl", strrchr(g_dir, '/') + 1);
-  ck_assert_int_eq(mkfifo(at(lib), 0600), 0);
-  snprintf(text, sizeof text, "mtllib %s\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", lib);
-  put(at(name), text);
+  put_slow_obj(name);
   run_opts o = {0};
-  o.kill_at = 1.0; /* the reader waits in open() by then */
+  o.kill_at = 0.3; /* the reader is reading by then */
   ck_assert_int_eq(run((const char* const[]){"skinkit", "info", name, "--timeout", "120", NULL}, &o), 128 + SIGKILL);
   int left = 0;
   for (int k = 0; k < 40 && (left = processes_with(name, 0)) > 0; ++k) usleep(50000);
   if (left) processes_with(name, 1);
   ck_assert_msg(left == 0, "%d process(es) reading %s outlived the killed CLI", left, name);
+  unlink(at(name));
+}
+END_TEST
+
+/* Assimp opens files beside the one it reads: an OBJ's material library, an Ogre mesh's skeleton, an .md5mesh's
+ * .md5anim. One that was a FIFO kept the command in open() until the time limit (60 s, then exit 2); a character
+ * device read without end. Such a file is refused at once, by name; a folder is a missing file, as before. */
+START_TEST(files_beside_that_are_no_regular_files) {
+  static const char obj[] = "mtllib %s\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+  char text[200];
+  ck_assert_int_eq(mkfifo(at("pipe.mtl"), 0600), 0);
+  ck_assert_int_eq(symlink("/dev/zero", at("zero.mtl")), 0);
+  ck_assert_int_eq(mkdir(at("dir.mtl"), 0700), 0);
+  static const char *const libs[] = {"pipe.mtl", "zero.mtl"}, *const kinds[] = {"a FIFO", "a character device"};
+  for (int i = 0; i < 2; ++i) {
+    snprintf(text, sizeof text, obj, libs[i]);
+    put(at("m.obj"), text);
+    const time_t t0 = time(NULL);
+    ck_assert_msg(RUN("info", "m.obj", "--timeout", "50") == 2, "%s: %.400s", libs[i], g_err);
+    ck_assert_msg(strstr(g_err, "m.obj") && strstr(g_err, libs[i]) && strstr(g_err, kinds[i]), "%.400s", g_err);
+    ck_assert_msg(time(NULL) - t0 < 20, "%s: %lds", libs[i], (long)(time(NULL) - t0));
+  }
+  snprintf(text, sizeof text, obj, "dir.mtl");
+  put(at("m.obj"), text);
+  ck_assert_msg(RUN("info", "m.obj") == 0, "%.400s", g_err);
+  /* an Ogre 1.10 mesh (read through a copy in memory) whose skeleton is a FIFO */
+  FILE *in = fopen(skt_data("ogre_rig_v110.mesh"), "rb"), *out = fopen(at("ogre_rig_v110.mesh"), "wb");
+  ck_assert(in && out);
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, in)) > 0;) ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+  ck_assert(fclose(in) == 0 && fclose(out) == 0);
+  ck_assert_int_eq(mkfifo(at("ogre_rig.skeleton"), 0600), 0);
+  ck_assert_msg(RUN("info", "ogre_rig_v110.mesh", "--timeout", "50") == 2, "%.400s", g_err);
+  ck_assert_msg(strstr(g_err, "ogre_rig.skeleton") && strstr(g_err, "a FIFO"), "%.400s", g_err);
 }
 END_TEST
 
@@ -762,6 +806,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, memory_and_time_limits);
   tcase_add_test(tc, atomic_write_api);
   tcase_add_test(tc, isolated_reader_dies_with_the_cli);
+  tcase_add_test(tc, files_beside_that_are_no_regular_files);
   tcase_add_test(tc, collada_controllers_refused);
   suite_add_tcase(s, tc);
   return s;
