@@ -756,6 +756,7 @@ typedef struct edit_run {
   atomic_size_t checked;    /* those found sane */
   atomic_int failed;        /* EDIT_NO_MEMORY or EDIT_BAD_RECORD */
   double caller_done;       /* when the caller (slot 0) ran out of chunks */
+  double caller_waited;     /* the seconds it waited at records_checked before */
 } edit_run;
 
 /* A busy host: a pool thread whose core another program holds keeps the caller waiting for the chunk it took, for
@@ -785,8 +786,9 @@ static int take_solo(void) {
  * participants: each checks chunks of records until none is left, then waits for those the others took (one chunk
  * each at most, a few microseconds of reading). On a 92k-vertex mesh in Blender the check alone took 0.23-0.27 ms of
  * a 0.7-0.8 ms call when the caller made it before the threads started (cold records: docs/addon.md, session 75).
- * Returns 0 when a record is bad (nothing is edited then) or another participant failed. */
-static int records_checked(edit_run* run, skc_par_job* job) {
+ * Returns 0 when a record is bad (nothing is edited then) or another participant failed; *waited: the seconds it
+ * waited for the others (the solo rule counts them as the caller's waiting, not its work). */
+static int records_checked(edit_run* run, skc_par_job* job, double* waited) {
   const sk_weight_record* records = run->parts[0].records;
   size_t k;
   while ((k = atomic_fetch_add(&run->check_next, 1)) < run->check_chunks) {
@@ -798,9 +800,11 @@ static int records_checked(edit_run* run, skc_par_job* job) {
     }
     atomic_fetch_add(&run->checked, 1);
   }
-  for (unsigned spins = 0; atomic_load(&run->checked) < run->check_chunks; spins++) {
-    if (atomic_load(&run->failed)) return 0;
-    if (spins >= 256) sched_yield(); /* the chunk's holder lost its core */
+  if (atomic_load(&run->checked) < run->check_chunks) {
+    const double t = now_s();
+    for (unsigned spins = 0; atomic_load(&run->checked) < run->check_chunks && !atomic_load(&run->failed); spins++)
+      if (spins >= 256) sched_yield(); /* the chunk's holder lost its core */
+    *waited = now_s() - t;
   }
   return !atomic_load(&run->failed);
 }
@@ -811,7 +815,9 @@ static void edit_chunks(void* ctx, unsigned slot, skc_par_job* job) {
   edit_run* run = ctx;
   edit_call mine = run->parts[slot];
   size_t k;
-  while (records_checked(run, job) && skc_par_take(job, &k)) {
+  double waited = 0.0;
+  const int sane = records_checked(run, job, &waited);
+  while (sane && skc_par_take(job, &k)) {
     const size_t b = k * EDIT_CHUNK, e = b + EDIT_CHUNK < run->vertex_count ? b + EDIT_CHUNK : run->vertex_count;
     if (!edit_range(&mine, b, e)) {
       atomic_store(&run->failed, EDIT_NO_MEMORY);
@@ -820,7 +826,7 @@ static void edit_chunks(void* ctx, unsigned slot, skc_par_job* job) {
   }
   row_buf_free(&mine.row);
   run->parts[slot] = mine;
-  if (!slot) run->caller_done = now_s();
+  if (!slot) run->caller_done = now_s(), run->caller_waited = waited;
 }
 
 /* Every record checked, then every selected vertex edited: EDIT_DONE, EDIT_BAD_RECORD (nothing edited) or
@@ -848,7 +854,9 @@ static int edit_all(edit_call* c, size_t vertex_count) {
   }
   const double start = now_s();
   const unsigned used = skc_par_run((vertex_count + EDIT_CHUNK - 1) / EDIT_CHUNK, nt, edit_chunks, run);
-  if (used > 1 && now_s() - run->caller_done > run->caller_done - start) atomic_store(&solo_left, SOLO_CALLS);
+  const double waited = now_s() - run->caller_done + run->caller_waited,
+               worked = run->caller_done - start - run->caller_waited;
+  if (used > 1 && waited > worked) atomic_store(&solo_left, SOLO_CALLS);
   for (unsigned t = 0; t < used; t++) counters_add(c, &run->parts[t]);
   const int failed = atomic_load(&run->failed);
   free(run);
