@@ -76,6 +76,7 @@ typedef struct writer {
   const float* bake;         /* X baked into skinned meshes (rest pose = bind pose), or NULL: see skio_gltf_write */
   const struct mesh_out* mo; /* the meshes as written (their nodes: joint_nodes + mo[m].group), once known */
   const uint8_t* bone_child; /* per mesh: 1 = a rigid attachment written without skin under its joint (NULL: none) */
+  const float* jworld;       /* the joints' rest world as written (written_rest_world) while the meshes are written */
   uint32_t joint_nodes;
   const skio_user_prop** props; /* the scene's custom properties by node and name (skio_user_props_sorted), or NULL */
   uint32_t prop_count;
@@ -351,6 +352,7 @@ typedef struct mesh_out {
   bool moved;       /* written in another space: vertices t v, inverse binds IB t^-1 (write_mesh) */
   float t[16];
   bool local;     /* written without skin in its node's own space: vertices node^-1 v (skio_mesh_node_space) */
+  bool mirror;    /* local with a mirror node: its triangles written in the reverse order */
   float node[16]; /* its node's transform in the scene's space with local, else the identity */
   int32_t bone;   /* a rigid attachment written as a child of this joint's node (plan_bone_children), else -1 */
   buf prims;      /* its "primitives" entries (write_mesh), one per part */
@@ -540,21 +542,25 @@ static void written_rest_world(const skc_skeleton* sk, float* world) {
  * rest and every pose then; a mesh whose parent_joint is set (a prop parented to the armature object) hangs under
  * that joint's node with (the joint's written rest world)^-1 N, so at rest it sits where it sat, follows the joint's
  * clips and reads back parented as it was; a joint whose rest world does not invert leaves it at the top. */
-static void mesh_holder(const skio_scene* s, const mesh_out* mo, const float* jworld, int32_t* j, float* l) {
-  const skio_mesh* m = &s->meshes[mo->lead];
+static void holder_of(const skio_scene* s, const skio_mesh* m, int32_t bone, const float node[16], const float* jworld,
+                      int32_t* j, float* l) {
   const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
   float inv[16];
   *j = -1;
-  memcpy(l, mo->node, 16 * sizeof *l);
-  if (mo->bone >= 0) {
-    skc_mat4_mul(m->inverse_bind + (size_t)mo->bone * 16, mo->node, l);
-    *j = mo->bone;
+  memcpy(l, node, 16 * sizeof *l);
+  if (bone >= 0) {
+    skc_mat4_mul(m->inverse_bind + (size_t)bone * 16, node, l);
+    *j = bone;
   } else if (m->parent_joint >= 0 && (uint32_t)m->parent_joint < jc &&
              skc_mat4_inverse(jworld + (size_t)m->parent_joint * 16, inv) && skc_mat4_is_finite(inv)) {
-    skc_mat4_mul(inv, mo->node, l);
+    skc_mat4_mul(inv, node, l);
     *j = m->parent_joint;
   }
   if (near_identity(l, m)) skc_mat4_identity(l); /* a keyed mesh node's own joint: N is its rest world */
+}
+
+static void mesh_holder(const skio_scene* s, const mesh_out* mo, const float* jworld, int32_t* j, float* l) {
+  holder_of(s, &s->meshes[mo->lead], mo->bone, mo->node, jworld, j, l);
 }
 
 /* Each unskinned mesh's node: where it hangs and its matrix there (mesh_holder), and its world at rest as written.
@@ -1227,17 +1233,33 @@ static int put_vertex_streams(writer* w, const skio_mesh* m, const float* x, mes
   return SKC_OK;
 }
 
+/* The n indices idx with every triangle's last two swapped (malloc'd; NULL: out of memory). */
+static uint32_t* reversed_triangles(const uint32_t* idx, size_t n) {
+  uint32_t* r = malloc(n * sizeof *r + 1);
+  if (!r) return NULL;
+  memcpy(r, idx, n * sizeof *r);
+  for (size_t t = 0; t + 2 < n; t += 3) {
+    r[t + 1] = idx[t + 2];
+    r[t + 2] = idx[t + 1];
+  }
+  return r;
+}
+
 /* One primitive per part (skio_mesh.parts), all on the same vertex accessors: each part's indices into a->part (-1:
- * none, the vertices as points). */
-static int put_parts(writer* w, const skio_mesh* m, mesh_acc* a) {
+ * none, the vertices as points). reverse: every triangle in the reverse order (under a mirrored node, whose negative
+ * determinant makes readers take the winding as clockwise: glTF 2.0 3.7.4). */
+static int put_parts(writer* w, const skio_mesh* m, bool reverse, mesh_acc* a) {
   const uint32_t parts = m->part_count ? m->part_count : 1;
   a->part = w->oom ? NULL : malloc(parts * sizeof *a->part);
   if (!a->part) return oom_fail(w);
+  uint32_t* idx = reverse ? reversed_triangles(m->indices, m->index_count) : m->indices;
+  if (reverse && !idx) return oom_fail(w);
   for (uint32_t p = 0; p < parts; ++p) {
     size_t start = m->part_count ? m->parts[p].index_start : 0,
            n = m->part_count ? m->parts[p].index_count : m->index_count;
-    a->part[p] = n ? put_indices(w, m->indices + start, n, m->vertex_count) : -1;
+    a->part[p] = n ? put_indices(w, idx + start, n, m->vertex_count) : -1;
   }
+  if (reverse) free(idx);
   return w->oom ? oom_fail(w) : SKC_OK;
 }
 
@@ -1267,6 +1289,26 @@ static void put_primitives(const skio_scene* s, const skio_mesh* m, const mesh_a
 
 /* Writes the vertex streams of mesh mi and appends its JSON to mo->prims (mesh_json wraps it); fills mo. extra:
  * joints its skin lists besides its own (NULL = none). */
+/* Whether mesh m goes in its node's own space (mo->node: N, mo->mirror: whether N mirrors): it has one
+ * (skio_mesh_node_space; a mirror too, its triangles then reversed) that is not the identity, and its node's matrix
+ * where it hangs (holder_of) is a TRS - a node's matrix must be one (glTF 2.0 5.25). A sheared one (a prop turned under
+ * a non-uniformly scaled parent) keeps the old form, its vertices in the parent's space: Blender's glTF importer
+ * decomposes a "matrix" into TRS, so the shear was lost and the prop came back 0.15 off in session 75's scene. */
+static bool own_node(const writer* w, const skio_mesh* m, mesh_out* mo) {
+  float l[16], world[16];
+  int32_t j;
+  skc_trs trs;
+  if (!skio_mesh_node_space(m, mo->node, &mo->mirror) || near_identity(mo->node, m)) return false;
+  holder_of(w->s, m, mo->bone, mo->node, w->jworld, &j, l);
+  if (j >= 0)
+    skc_mat4_mul(w->jworld + (size_t)j * 16, l, world);
+  else
+    memcpy(world, l, sizeof l);
+  /* the node's world as written mirrors exactly when N does (not so under a bone whose rest mirrors its bind) */
+  const bool mirrored = skc_mat3_det_of_mat4(world) < 0.0f;
+  return mirrored == mo->mirror && skc_mat4_to_trs(l, &trs, 1e-5f);
+}
+
 static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo) {
   const skio_scene* s = w->s;
   const skio_mesh* m = &s->meshes[mi];
@@ -1286,14 +1328,17 @@ static int write_mesh(writer* w, uint32_t mi, const uint8_t* extra, mesh_out* mo
   mo->moved = moved;
   if (moved) memcpy(mo->t, tm, sizeof tm);
   /* without skin: in its node's own space, the node transform keeping the object's origin (mesh_holders) */
-  mo->local = !gets_skin && skio_mesh_node_space(m, mo->node) && !near_identity(mo->node, m);
-  if (!mo->local) skc_mat4_identity(mo->node);
+  mo->local = !gets_skin && own_node(w, m, mo);
+  if (!mo->local) {
+    skc_mat4_identity(mo->node);
+    mo->mirror = false;
+  }
   float ninv[16];
   if (mo->local) skc_mat4_inverse(mo->node, ninv); /* skio_mesh_node_space checked it */
   const float* x = moved && gets_skin ? tm : mo->local ? ninv : NULL;
   mesh_acc a = {.pos = -1, .nrm = -1, .tan = -1, .uv = -1, .uv1 = -1, .col = -1};
   if ((rc = put_vertex_streams(w, m, x, &a))) return rc;
-  if ((rc = put_parts(w, m, &a))) {
+  if ((rc = put_parts(w, m, mo->mirror, &a))) {
     mesh_acc_free(&a);
     return rc;
   }
@@ -3017,18 +3062,23 @@ static int write_meshes(writer* w, doc* d) {
   const uint32_t jc = s->skeleton ? s->skeleton->joint_count : 0;
   uint8_t* listed = malloc(jc ? jc : 1);
   uint32_t* binder = malloc((jc ? jc : 1) * sizeof *binder);
-  if (!listed || !binder) {
-    free(listed), free(binder);
+  float* jworld = malloc(((size_t)jc + 1) * 16 * sizeof *jworld);
+  if (!listed || !binder || !jworld) {
+    free(listed), free(binder), free(jworld);
     return oom_fail(w);
   }
+  if (jc) written_rest_world(s->skeleton, jworld);
+  w->jworld = jworld; /* where a mesh node hangs (own_node) */
   int rc = SKC_OK;
   for (uint32_t mi = 0, run_a = 0, run_b = 0; mi < d->M && !rc; ++mi) {
     if (mi >= run_b) run_b = object_run(s, run_a = mi, binder);
     const uint8_t* extra = characters_extra(&d->chars, s, mi, d->orphan);
     rc = write_mesh(w, mi, run_b - run_a > 1 && jc ? object_joints(s, mi, binder, extra, listed) : extra, &d->mo[mi]);
   }
+  w->jworld = NULL;
   free(listed);
   free(binder);
+  free(jworld);
   if (rc) return rc;
   mesh_groups(s, d->mo);
   w->mprops = skio_user_props_sorted(s->mesh_props, s->mesh_prop_count); /* the meshes' custom properties */

@@ -760,14 +760,16 @@ static int32_t mesh_space_joint(const skio_scene* s, const skio_mesh* m, const u
 /* Mesh m without skin in its node's own space (session 74): under the node of joint j (-1: a node at the identity)
  * its node's matrix rest_world(j)^-1 N and its vertices N^-1 v, N its node transform (skio_mesh_node_space), so the
  * object keeps its origin where it was read with one (a prop's pivot; before, its node was at the identity and its
- * vertices in the parent's space). Only when that matrix is a TRS (an FBX Model holds no shear) and the mesh is not
- * on a joint's own node (mesh_on_joint). false: the vertices go in j's space at the identity, as before. */
+ * vertices in the parent's space). A mirror N too (*mirror set: the triangles are then written in the reverse order,
+ * put_geometry; session 75). Only when that matrix is a TRS (an FBX Model holds no shear, and Blender's Collada
+ * importer decomposes a node's matrix into loc / rot / scale, dropping one) and the mesh is not on a joint's own node
+ * (mesh_on_joint). false: the vertices go in j's space at the identity, as before. */
 static bool own_node_space(const skio_scene* s, const skio_mesh* m, const uint8_t* plain, int32_t j, float local[16],
-                           float x[16], float nx[16]) {
+                           float x[16], float nx[16], bool* mirror) {
   const skc_skeleton* sk = s->skeleton;
   float n[16], pinv[16];
   skc_trs trs;
-  if (m->skin || mesh_on_joint(s, m, plain) >= 0 || !skio_mesh_node_space(m, n)) return false;
+  if (m->skin || mesh_on_joint(s, m, plain) >= 0 || !skio_mesh_node_space(m, n, mirror)) return false;
   const int32_t pj = m->parent_joint; /* a plain root whose rest does not invert holds it (mesh_nodes' at_root) */
   if (j < 0 && plain && sk && pj >= 0 && (uint32_t)pj < sk->joint_count && plain[pj] == 1) return false;
   skc_mat4_identity(pinv);
@@ -779,15 +781,19 @@ static bool own_node_space(const skio_scene* s, const skio_mesh* m, const uint8_
 }
 
 /* The transform mesh m's points are written with (*ident stays true when none: x and nx unset): its joint's space
- * (mesh_space_joint) or its node's own (own_node_space), the rebind of its skin (common_rebind) and the bake of its
- * character (bake, NULL: none). */
+ * (mesh_space_joint) or its node's own (own_node_space; *reverse: under a mirrored node), the rebind of its skin
+ * (common_rebind) and the bake of its character (bake, NULL: none). */
 static int mesh_rebind(const skio_scene* s, const skio_mesh* m, const uint8_t* plain, bool fbx, const float* bake,
-                       float x[16], float nx[16], bool* ident, skc_err* err) {
+                       float x[16], float nx[16], bool* ident, bool* reverse, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   const int32_t j = mesh_space_joint(s, m, plain, fbx, x, nx);
   if (j >= 0) *ident = false; /* in its joint's space */
   float local[16];
-  if (own_node_space(s, m, plain, j, local, x, nx)) *ident = false;
+  *reverse = false;
+  if (own_node_space(s, m, plain, j, local, x, nx, reverse))
+    *ident = false;
+  else
+    *reverse = false;
   if (m->skin && sk) {
     const int32_t bad = singular_bind(m, sk);
     if (bad >= 0)
@@ -813,9 +819,10 @@ static int mesh_rebind(const skio_scene* s, const skio_mesh* m, const uint8_t* p
 }
 
 /* Mesh m's vertex streams (points, normals, morph targets when morphs, UV sets, colours) and triangles into am, the
- * points and normals through x and nx (NULL: as they are). */
+ * points and normals through x and nx (NULL: as they are), each triangle in the reverse order with reverse (a mesh
+ * under a mirrored node: readers flip the winding of a node whose matrix has a negative determinant). */
 static int put_geometry(const skio_mesh* m, struct aiMesh* am, bool morphs, const float* x, const float* nx,
-                        skc_err* err) {
+                        bool reverse, skc_err* err) {
   const size_t V = m->vertex_count;
   if (!(am->mVertices = put_points(m->positions, V, x))) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (m->normals && !(am->mNormals = put_normals(m->normals, V, nx)))
@@ -836,7 +843,7 @@ static int put_geometry(const skio_mesh* m, struct aiMesh* am, bool morphs, cons
   for (size_t f = 0; f < F; ++f) {
     am->mFaces[f].mNumIndices = 3;
     am->mFaces[f].mIndices = idx + f * 3;
-    for (int k = 0; k < 3; ++k) idx[f * 3 + k] = m->indices[f * 3 + k];
+    for (int k = 0; k < 3; ++k) idx[f * 3 + k] = m->indices[f * 3 + (reverse && k ? 3 - k : k)];
   }
   return SKC_OK;
 }
@@ -953,9 +960,9 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   size_t V = m->vertex_count;
   am->mNumVertices = (unsigned)V;
   float x[16], nx[16];
-  bool ident = true;
-  int rc = mesh_rebind(s, m, plain, fbx, bake, x, nx, &ident, err);
-  if (!rc) rc = put_geometry(m, am, morphs, ident ? NULL : x, ident ? NULL : nx, err);
+  bool ident = true, reverse = false;
+  int rc = mesh_rebind(s, m, plain, fbx, bake, x, nx, &ident, &reverse, err);
+  if (!rc) rc = put_geometry(m, am, morphs, ident ? NULL : x, ident ? NULL : nx, reverse, err);
   if (rc || !m->skin || !sk) return rc;
   return put_bones(s, m, am, o, limit, all_bones, fbx, plain, plan, err);
 }
@@ -1400,7 +1407,8 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
         break;
       }
       float local[16]; /* in its own space: the node's matrix keeps its origin (build_mesh writes it so) */
-      if ((in >= 0 || up == root) && own_node_space(s, mesh, plain, in, local, x, nx))
+      bool mirror;
+      if ((in >= 0 || up == root) && own_node_space(s, mesh, plain, in, local, x, nx, &mirror))
         skio_mat_to_ai(local, &n->mTransformation.a1);
       if (g >= 0) of_group[g] = n;
     }

@@ -136,13 +136,16 @@ bool skio_mesh_still_rigid(const skio_mesh* m) {
   return true;
 }
 
-bool skio_mesh_node_space(const skio_mesh* m, float n[16]) {
+bool skio_mesh_node_space(const skio_mesh* m, float n[16], bool* mirror) {
   skc_mat4_identity(n);
+  if (mirror) *mirror = false;
   if (!m || !m->placed_set || is_identity(m->placed) || !skc_mat4_is_finite(m->placed)) return false;
   float inv[16];
-  if (skc_mat3_det_of_mat4(m->placed) <= 0.0f || !skc_mat4_inverse(m->placed, inv) || !skc_mat4_is_finite(inv))
+  const float det = skc_mat3_det_of_mat4(m->placed);
+  if (!(det > 0.0f || (mirror && det < 0.0f)) || !skc_mat4_inverse(m->placed, inv) || !skc_mat4_is_finite(inv))
     return false;
   memcpy(n, m->placed, sizeof inv);
+  if (mirror) *mirror = det < 0.0f;
   return true;
 }
 

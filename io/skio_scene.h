@@ -756,9 +756,13 @@ bool skio_mesh_still_rigid(const skio_mesh* m);
 /* The node transform N of unskinned or still rigidly bound mesh m for writers that can give its node a transform
  * (session 74): its vertices are N times its file's, so N^-1 v are the vertices in its node's own space and N (times
  * the inverse of where the node is written) its node's matrix, which keeps the object's origin. N is the transform
- * skio_mesh_place applied (m->placed). false, with n the identity, when none was applied, or N is singular, not finite
- * or a mirror (placing flipped the winding, which N^-1 would not undo): the vertices are then written as stored. */
-bool skio_mesh_node_space(const skio_mesh* m, float n[16]);
+ * skio_mesh_place applied (m->placed). false, with n the identity, when none was applied, or N is singular or not
+ * finite: the vertices are then written as stored. A mirror N (negative determinant: a prop scaled -1 on one axis) is
+ * handed only to a caller that passes mirror (set true then; NULL: refused as before): placing flipped the winding and
+ * the tangents' handedness so that faces point out in the world, and under a mirrored node glTF, FBX and Collada
+ * readers flip them again (glTF 2.0 3.7.4: a negative determinant makes the winding clockwise), so such a writer
+ * writes the triangles in the reverse order (session 75). */
+bool skio_mesh_node_space(const skio_mesh* m, float n[16], bool* mirror);
 /* A hash of what an in-place edit cannot change: skeleton (names, parents, rest and bind matrices), clips (names,
  * durations, every key), materials (names, factors), each mesh's vertex and index counts, indices, material, object
  * name and inverse binds. Weights and bound flags are not in it. */

@@ -267,7 +267,9 @@ SK_API sk_result sk_scene_mesh_node_transform(const sk_scene* scene, uint32_t me
   if (m->skin && !rigid) {
     skc_mat4_identity(out);
   } else {
-    (void)skio_mesh_node_space(m, out); /* the identity when it has none */
+    /* the identity when it has none, and for a mirror: the addon builds the faces as stored (pointing out in the
+     * world), which a mirrored object would turn inside out */
+    (void)skio_mesh_node_space(m, out, NULL);
   }
   if (out_joint) *out_joint = rigid ? m->rigid_joint : -1;
   return sk__ret(SKC_OK, NULL, err);

@@ -8,7 +8,8 @@
  * binds the gauntlet to "hand" with weight 1; a writer that can give a node a transform must write the vertices in
  * the node's own space (the cube's corners 0.15 from its origin) with the node's matrix, and hang the gauntlet
  * under the bone's node without a skin. Before, both came out at the origin with world-space vertices and the
- * gauntlet as a one-joint skin. */
+ * gauntlet as a one-joint skin. Session 75: a mirrored node keeps its transform too (its triangles reversed under it),
+ * and a glTF node's matrix stays a TRS (tests/data/mirrored_props.*). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -320,6 +321,149 @@ START_TEST(bone_child_follows_its_bone_in_the_clip) {
 }
 END_TEST
 
+/* ---- mirrored and sheared nodes (session 75) --------------------------------------------------------------- */
+
+/* Mesh m's rest vertex v in the world of glTF's frame: g (the scene's frame) times, for a mesh with a skin (a rigid
+ * attachment's one-joint skin), the weighted rest_world(j) IB(j), else as placed. */
+static void rest_point(const skio_scene* s, const skio_mesh* m, const float g[16], size_t v, float out[3]) {
+  float p[3] = {0, 0, 0}, q[3];
+  if (m->skin) {
+    for (uint32_t k = m->skin->offsets[v]; k < m->skin->offsets[v + 1]; ++k) {
+      const uint32_t j = m->skin->joints[k];
+      float mj[16];
+      skc_mat4_mul(s->skeleton->rest_world + (size_t)j * 16, m->inverse_bind + (size_t)j * 16, mj);
+      skc_mat4_transform_point(mj, m->positions + v * 3, q);
+      for (int c = 0; c < 3; ++c) p[c] += m->skin->weights[k] * q[c];
+    }
+  } else {
+    memcpy(p, m->positions + v * 3, sizeof p);
+  }
+  skc_mat4_transform_point(g, p, out);
+}
+
+/* The signed volume of closed mesh m at rest in the world: positive when its triangles wind counter-clockwise seen
+ * from outside. The readers reverse a mirrored node's triangles when they place it (skio_mesh_place), so read back
+ * a mesh keeps the source's volume only when the writer reversed them under its mirrored node. */
+static double rest_volume(const skio_scene* s, const skio_mesh* m) {
+  float g[16];
+  skio_frame_matrix(&s->frame, g);
+  double vol = 0.0;
+  for (size_t t = 0; t + 2 < m->index_count; t += 3) {
+    float a[3], b[3], c[3];
+    rest_point(s, m, g, m->indices[t], a);
+    rest_point(s, m, g, m->indices[t + 1], b);
+    rest_point(s, m, g, m->indices[t + 2], c);
+    vol += (a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) - a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
+            a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) /
+           6.0;
+  }
+  return vol;
+}
+
+/* Mesh m's node world at rest in glTF's frame: g X placed (X = rest_world(j) IB(j) of a rigid attachment's joint). */
+static void node_rest_world(const skio_scene* s, const skio_mesh* m, float w[16]) {
+  float g[16], x[16], t[16];
+  skio_frame_matrix(&s->frame, g);
+  skc_mat4_identity(x);
+  if (m->skin && m->rigid_joint >= 0)
+    skc_mat4_mul(s->skeleton->rest_world + (size_t)m->rigid_joint * 16, m->inverse_bind + (size_t)m->rigid_joint * 16,
+                 x);
+  skc_mat4_mul(g, x, t);
+  skc_mat4_mul(t, m->placed, w);
+}
+
+/* tests/data/mirrored_props (Blender 3.4, make_mirrored_props.py): "PropM" at the top scaled (-0.5, 0.7, 1),
+ * "Holster" under the armature object scaled (1, -1, 1), "ShieldL" under bone hand.L scaled (-1, 1, 1). Written to
+ * each other format and read back, each is placed by a mirrored node at the source's origin (before: a node at the
+ * identity, its origin lost), and its volume is the source's (the triangles reversed under the mirror: faces out). */
+START_TEST(mirrored_nodes_keep_their_transform) {
+  static const char* const k_case[][2] = {{"glb", "fbx"}, {"glb", "dae"}, {"fbx", "glb"}, {"fbx", "dae"}};
+  static const char* const k_mesh[] = {"PropM", "Holster", "ShieldL"};
+  char src[64];
+  snprintf(src, sizeof src, "mirrored_props.%s", k_case[_i][0]);
+  skio_scene* s = read_scene(skt_data(src));
+  s->materials_changed = true; /* written whole */
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.%s", dir, k_case[_i][1]);
+  export_scene(s, path);
+  skio_scene* back = read_scene(path);
+  /* Collada keeps the bone child's one-joint skin (Blender's Collada importer makes a node under a JOINT a bone) */
+  const int n = strcmp(k_case[_i][1], "dae") ? 3 : 2;
+  for (int k = 0; k < n; ++k) {
+    const skio_mesh *a = mesh_named(s, k_mesh[k]), *b = mesh_named(back, k_mesh[k]);
+    ck_assert_msg(b->placed_set, "%s -> %s: %s read back without a node transform (its origin and mirror lost)", src,
+                  path, k_mesh[k]);
+    float wa[16], wb[16];
+    node_rest_world(s, a, wa);
+    node_rest_world(back, b, wb);
+    ck_assert_msg(skc_mat3_det_of_mat4(wb) < 0.0f, "%s -> %s: %s's node is no mirror (det %g)", src, path, k_mesh[k],
+                  (double)skc_mat3_det_of_mat4(wb));
+    for (int c = 0; c < 3; ++c)
+      ck_assert_msg(fabsf(wa[12 + c] - wb[12 + c]) < 1e-4f, "%s -> %s: %s's origin %g %g %g, the source's %g %g %g",
+                    src, path, k_mesh[k], (double)wb[12], (double)wb[13], (double)wb[14], (double)wa[12],
+                    (double)wa[13], (double)wa[14]);
+    const double va = rest_volume(s, a), vb = rest_volume(back, b);
+    ck_assert_msg(va > 0.0 && fabs(va - vb) < 1e-4 * fabs(va), "%s -> %s: %s's volume %g, the source's %g", src, path,
+                  k_mesh[k], vb, va);
+  }
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* mirrored_props.fbx -> .glb: every node's transform is a TRS (glTF 2.0: a "matrix" must decompose into one), the
+ * mirrored prop's a TRS with a negative scale. "Sheared" (turned under a node scaled (1, 2, 1)) was written with its
+ * sheared world as "matrix", which Blender's glTF importer decomposes, putting the wedge 0.15 off; it is written in
+ * its parent's space again, and read back its vertices are where the source has them. */
+START_TEST(glb_nodes_are_trs_and_a_mirror_is_a_negative_scale) {
+  skio_scene* s = read_scene(skt_data("mirrored_props.fbx"));
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.glb", dir);
+  export_scene(s, path);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  for (uint32_t n = 0; skio_gltf_item(d, "nodes", n) >= 0; ++n) {
+    float m[16];
+    skc_trs trs;
+    if (skio_json_floats(d, skio_json_get(d, skio_gltf_item(d, "nodes", n), "matrix"), m, 16) != 16) continue;
+    char* name = skio_json_strdup(d, skio_json_get(d, skio_gltf_item(d, "nodes", n), "name"));
+    const bool ok = skc_mat4_to_trs(m, &trs, 1e-5f);
+    ck_assert_msg(ok, "node %u \"%.100s\": its matrix is no TRS", n, name ? name : "");
+    free(name);
+  }
+  const int32_t prop = node_named(d, "PropM");
+  ck_assert_int_ge(prop, 0);
+  float sc[3] = {1, 1, 1};
+  skio_json_floats(d, skio_json_get(d, skio_gltf_item(d, "nodes", (uint32_t)prop), "scale"), sc, 3);
+  ck_assert_msg(sc[0] * sc[1] * sc[2] < 0.0f, "PropM's node scale %g %g %g is no mirror", (double)sc[0], (double)sc[1],
+                (double)sc[2]);
+  skio_gltf_doc_destroy(d);
+  skio_scene* back = read_scene(path);
+  const skio_mesh *a = mesh_named(s, "Sheared"), *b = mesh_named(back, "Sheared");
+  ck_assert_uint_eq(a->vertex_count, b->vertex_count);
+  float ga[16], gb[16];
+  skio_frame_matrix(&s->frame, ga);
+  skio_frame_matrix(&back->frame, gb);
+  for (size_t v = 0; v < a->vertex_count; ++v) {
+    float pa[3], pb[3];
+    rest_point(s, a, ga, v, pa);
+    rest_point(back, b, gb, v, pb);
+    for (int c = 0; c < 3; ++c)
+      ck_assert_msg(fabsf(pa[c] - pb[c]) < 1e-4f, "Sheared vertex %zu axis %d: %g, the source's %g", v, c,
+                    (double)pb[c], (double)pa[c]);
+  }
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("scene_pivot");
   TCase* tc = tcase_create("pivot");
@@ -328,6 +472,8 @@ static Suite* suite(void) {
   tcase_add_test(tc, glb_keeps_an_empty_under_a_placed_mesh);
   tcase_add_loop_test(tc, fbx_and_dae_keep_origins, 0, 2);
   tcase_add_loop_test(tc, bone_child_follows_its_bone_in_the_clip, 0, 2);
+  tcase_add_loop_test(tc, mirrored_nodes_keep_their_transform, 0, 4);
+  tcase_add_test(tc, glb_nodes_are_trs_and_a_mirror_is_a_negative_scale);
   suite_add_tcase(s, tc);
   return s;
 }
