@@ -1563,11 +1563,18 @@ static bool object_key_map(const float pre[16], const float look[16], skc_trs* a
 }
 
 /* Path p (0 translation, 1 rotation, 2 scale) of channel ch mapped by object_key_map into new arrays (*v; the
- * times are the channel's). false when out of memory. */
+ * times are the channel's): a scale S with look's turn F becomes F^-1 S F's diagonal (an empty's look is the turn
+ * of its own axes, skio_scene_object_basis: a quarter turn swaps two of its scale's axes). false when out of
+ * memory. */
 static bool object_keys(const skio_channel* ch, int p, const float pre[16], const skc_trs* a, const float qf[4],
                         float** v) {
   const uint32_t n = p == 0 ? ch->pos_count : p == 1 ? ch->rot_count : ch->scl_count;
   const int comps = p == 1 ? 4 : 3;
+  skc_trs turn; /* F as a matrix: column i is where look takes axis i */
+  skc_trs_identity(&turn);
+  memcpy(turn.r, qf, sizeof turn.r);
+  float f[16];
+  skc_trs_to_mat4(&turn, f);
   if (!(*v = malloc(((size_t)n + 1) * (size_t)comps * sizeof **v))) return false;
   for (uint32_t k = 0; k < n; ++k) {
     float* o = *v + (size_t)k * (size_t)comps;
@@ -1578,7 +1585,11 @@ static bool object_keys(const skio_channel* ch, int p, const float pre[16], cons
       skc_quat_mul(a->r, ch->rot + (size_t)k * 4, t);
       skc_quat_mul(t, qf, o);
     } else {
-      for (int i = 0; i < 3; ++i) o[i] = a->s[0] * ch->scl[(size_t)k * 3 + (size_t)i];
+      for (int i = 0; i < 3; ++i) {
+        float d = 0.0f;
+        for (int j = 0; j < 3; ++j) d += f[i * 4 + j] * f[i * 4 + j] * ch->scl[(size_t)k * 3 + (size_t)j];
+        o[i] = a->s[0] * d;
+      }
     }
   }
   return true;

@@ -189,6 +189,20 @@ static void in_view(const skio_scene* s, const float* doc_frame, skio_listed_obj
   memcpy(e->ob.parent_rest, p, sizeof p);
 }
 
+/* A glTF source's empty (listed from its document) with its node's own axes as Blender's FBX and Collada importers
+ * expect them (skio_scene_object_basis; the view gave the scene's own objects theirs): world postmultiplied by the
+ * basis, which look then holds so that the keys (local to the source parent) take it too. Every listing of the
+ * writer takes it (nodes, FBX's clip channels, Collada's timeline): source_local then gives the source's rest back,
+ * whose components a channel does not key. */
+static void empty_axes(const skio_scene* s, skio_listed_object* e, float look[16]) {
+  const float* p = s->gltf && e->ob.kind == SKIO_OBJECT_EMPTY ? skio_scene_object_basis(s, false) : NULL;
+  if (!p) return;
+  float w[16];
+  skc_mat4_mul(e->ob.world, p, w);
+  memcpy(e->ob.world, w, sizeof w);
+  memcpy(look, p, 16 * sizeof *look);
+}
+
 int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* doc_frame, bool mesh_parents,
                          int lenses, skio_ai_objects* out, skc_err* err) {
   memset(out, 0, sizeof *out);
@@ -213,6 +227,7 @@ int skio_ai_object_nodes(const skio_scene* s, struct aiNode* root, const float* 
       memcpy(look, s->objects[i].look, sizeof look);
     else
       skc_mat4_identity(look);
+    empty_axes(s, e, look);
     skc_mat4_mul(look, fix, out->look + (size_t)i * 16);
     if (!written_kind(e, lenses)) {
       out->cameras += e->ob.kind == SKIO_OBJECT_CAMERA;
@@ -325,7 +340,8 @@ int skio_ai_object_channels(const skio_scene* s, uint32_t anim, const skio_ai_ob
   for (uint32_t i = 0; i < n && i < o->count && !rc; ++i) {
     const skio_channel* ch = o->node[i] ? skio_object_channel_of(s, anim, i) : NULL;
     if (!ch) continue;
-    float rest[16];
+    float rest[16], look[16];
+    empty_axes(s, &L[i], look); /* as skio_ai_object_nodes turned it: o->look holds the turn */
     source_local(&L[i], o->look + (size_t)i * 16, rest);
     struct aiNodeAnim* na = empty_channel(ch, o->node[i]->mName.data, rest, o->to_export + (size_t)i * 16,
                                           o->look + (size_t)i * 16, dropped);
@@ -376,6 +392,8 @@ int skio_ai_object_timeline(const skio_scene* s, const skio_ai_objects* o, const
     bool keyed = false;
     for (uint32_t a = 0; o->node[i] && a < s->anim_count; ++a) keyed |= skio_object_channel_of(s, a, i) != NULL;
     if (!keyed) continue;
+    float look[16];
+    empty_axes(s, &L[i], look); /* as skio_ai_object_nodes turned it: o->look holds the turn */
     struct aiNodeAnim* na = timeline_channel(s, o, i, &L[i], clips, dropped);
     if (!na || !append_channel(aa, na)) {
       if (na) free(na->mPositionKeys), free(na->mRotationKeys), free(na->mScalingKeys), free(na);

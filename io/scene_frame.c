@@ -11,7 +11,11 @@
  * The view premultiplies the rest transform of every root joint (and each key of its clips: G (T R S) = (sA T)
  * (qA R) (s S) for G = s A with A a rotation) and the vertices of every mesh without a skin (those hang in the
  * world). Skinned meshes keep their vertices and inverse binds: their joints' world transforms become G W, so each
- * skinned position G W IB v is G times the source's. */
+ * skinned position G W IB v is G times the source's.
+ *
+ * Each view also gives the object nodes (unskinned meshes, rigid attachments, empties, the armature object) the own
+ * axes the target format's importer expects (skio_scene_object_basis, session 75): Blender's FBX and Collada files
+ * keep an object's data in its Z-up axes, glTF in Y-up ones. */
 #include <assimp/scene.h>
 
 #include <math.h>
@@ -78,10 +82,19 @@ static bool frame_map_of(const float g[16], frame_map* f) {
   return true;
 }
 
-/* The roots' rest transforms premultiplied by f; with a held root (held >= 0), that root at the identity and its
- * children's rest transforms premultiplied by h instead. */
-static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, int32_t held, const frame_map* h,
-                          skc_skeleton** out, skc_err* err) {
+/* A root a view holds (held_root): its rest in the view (at), and its children's map h = at^-1 G (its rest). */
+typedef struct hold {
+  int32_t r; /* the held joint, or -1 */
+  float at[16];
+  skc_trs trs; /* at as a TRS: the value of its keys */
+  frame_map h;
+} hold;
+
+/* The roots' rest transforms premultiplied by f; with a held root (o->r >= 0), that root at o->at and its children's
+ * rest transforms premultiplied by o->h instead. */
+static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, const hold* o, skc_skeleton** out, skc_err* err) {
+  const int32_t held = o->r;
+  const frame_map* h = &o->h;
   const uint32_t n = sk->joint_count;
   float* rest = malloc((size_t)n * 16 * sizeof *rest + 1);
   if (!rest) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -89,7 +102,7 @@ static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, int32_t he
   for (uint32_t j = 0; j < n; ++j) {
     const float* l = sk->rest_local + (size_t)j * 16;
     if ((int32_t)j == held)
-      skc_mat4_identity(rest + (size_t)j * 16);
+      memcpy(rest + (size_t)j * 16, o->at, sizeof o->at);
     else if (skc_skeleton_is_root(sk, j))
       skc_mat4_mul(f->g, l, rest + (size_t)j * 16);
     else if (held >= 0 && sk->parents[j] == held)
@@ -107,21 +120,40 @@ static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, int32_t he
   return rc;
 }
 
-/* Which roots a view holds (view_with): none; one that no clip keys (the FBX writer's view); or one whose keys only
- * hold its rest (the Collada view: Blender's FBX exporter keys the armature object so in every clip). */
-typedef enum { HOLD_NONE, HOLD_UNKEYED, HOLD_KEYED_AT_REST } hold_rule;
+/* Which roots a view holds (view_with), each one whose keys only hold its rest (Blender's FBX exporter keys the
+ * armature object so in every clip) or that no clip keys: none; the FBX writer's (turned, below); the Collada
+ * view's (at the identity); the glTF view's (turned, only where the object nodes' axes turn). */
+typedef enum { HOLD_NONE, HOLD_FBX, HOLD_KEYED_AT_REST, HOLD_TURNED } hold_rule;
 
-/* The root held at the identity in a view with frame f (see skio_scene_frame_view_to), its children's map in *h; -1
- * when there is none or it would stay where it is. */
-static int32_t held_root(const skio_scene* s, const frame_map* f, hold_rule rule, frame_map* h) {
-  const int32_t r = rule == HOLD_NONE            ? -1
-                    : rule == HOLD_KEYED_AT_REST ? skio_scene_armature_object_keyed_at_rest(s, -1)
-                                                 : skio_scene_armature_object(s, -1);
-  if (r < 0) return -1;
-  float m[16];
+/* The root a view with frame f and object basis p (NULL: none) holds, in *o (o->r -1 when there is none or it would
+ * stay where it is). The Collada view holds it at the identity (Blender's Collada importer takes an armature object
+ * above the bones only there; its children get G M, M its rest). The glTF view where the object nodes' axes turn
+ * (skio_scene_object_basis) and the FBX view (whose plain roots stand anywhere) hold it where it stands, its own
+ * axes turned like any object's: at G M p, its children's rest transforms and keys premultiplied by p^-1, so every
+ * bone keeps its world and the armature object reads back with the source's rotation (session 75: the glTF view of
+ * an FBX source's Rig read -90 degrees about X, every bone counter-turned in it; the FBX view held a Collada or glTF
+ * rig's armature object at the identity, which Blender's FBX importer turned +90 degrees about X). */
+static void held_root(const skio_scene* s, const frame_map* f, hold_rule rule, const float* p, hold* o) {
+  o->r = -1;
+  skc_mat4_identity(o->at);
+  const bool turn = rule == HOLD_FBX || (rule == HOLD_TURNED && p);
+  const int32_t r =
+      rule == HOLD_NONE || (rule == HOLD_TURNED && !p) ? -1 : skio_scene_armature_object_keyed_at_rest(s, -1);
+  if (r < 0) return;
+  float m[16], pinv[16];
   skc_mat4_mul(f->g, s->skeleton->rest_local + (size_t)r * 16, m);
-  if (is_identity(m) || !skc_mat4_is_rigid(m, 1e-5f) || !frame_map_of(m, h)) return -1;
-  return r;
+  skc_mat4_identity(pinv);
+  if (turn) {
+    if (p)
+      skc_mat4_mul(m, p, o->at);
+    else
+      memcpy(o->at, m, sizeof m);
+    if ((p && !skc_mat4_inverse(p, pinv)) || !skc_mat4_is_rigid(m, 1e-5f) || !frame_map_of(pinv, &o->h)) return;
+  } else if (is_identity(m) || !skc_mat4_is_rigid(m, 1e-5f) || !frame_map_of(m, &o->h)) {
+    return;
+  }
+  if (!skc_mat4_to_trs(o->at, &o->trs, 1e-5f)) return;
+  o->r = r;
 }
 
 static float* mapped(const float* v, size_t n, int stride, int kind, const frame_map* f) {
@@ -150,37 +182,44 @@ static bool frame_channel(const skio_channel* c, const frame_map* f, skio_channe
          (v->scl || !c->scl || !c->scl_count);
 }
 
-/* A held root's channel: its keys hold its rest (held_root), which the view puts at the identity, so they are the
- * identity at the same times (new arrays); false when out of memory. Left as they were they would move the root back
- * to its rest on playback, where its children already carry it: posed frames twice moved. */
-static bool held_channel(const skio_channel* c, skio_channel* v) {
+/* A held root's channel: its keys hold its rest (held_root), which the view puts at *at (the identity, or turned), so
+ * they are *at at the same times (new arrays); false when out of memory. Left as they were they would move the root
+ * back to its rest on playback, where its children already carry it: posed frames twice moved. */
+static bool held_channel(const skio_channel* c, const skc_trs* at, skio_channel* v) {
   *v = *c;
-  v->pos = c->pos_count ? calloc((size_t)c->pos_count * 3, sizeof *v->pos) : NULL;
-  v->rot = c->rot_count ? calloc((size_t)c->rot_count * 4, sizeof *v->rot) : NULL;
+  v->pos = c->pos_count ? malloc((size_t)c->pos_count * 3 * sizeof *v->pos) : NULL;
+  v->rot = c->rot_count ? malloc((size_t)c->rot_count * 4 * sizeof *v->rot) : NULL;
   v->scl = c->scl_count ? malloc((size_t)c->scl_count * 3 * sizeof *v->scl) : NULL;
-  for (uint32_t k = 0; v->rot && k < c->rot_count; ++k) v->rot[k * 4 + 3] = 1.0f;
-  for (uint32_t k = 0; v->scl && k < c->scl_count * 3; ++k) v->scl[k] = 1.0f;
+  for (uint32_t k = 0; v->pos && k < c->pos_count; ++k) memcpy(v->pos + k * 3, at->t, sizeof at->t);
+  for (uint32_t k = 0; v->rot && k < c->rot_count; ++k) memcpy(v->rot + k * 4, at->r, sizeof at->r);
+  for (uint32_t k = 0; v->scl && k < c->scl_count; ++k) memcpy(v->scl + k * 3, at->s, sizeof at->s);
   v->rest_signs = SKIO_REST_SIGNS_KNOWN;
   return (v->pos || !c->pos_count) && (v->rot || !c->rot_count) && (v->scl || !c->scl_count);
 }
 
-/* A mesh without a skin, moved by G (new vertex arrays); false when out of memory. */
-static bool frame_mesh(const skio_mesh* m, const frame_map* f, skio_mesh* v) {
+/* A mesh without a skin, moved by G (new vertex arrays, or the mesh's own when G is the identity), its node transform
+ * G N p (p: the object basis, NULL for the identity); false when out of memory. */
+static bool frame_mesh(const skio_mesh* m, const frame_map* f, const float* p, skio_mesh* v) {
   *v = *m;
+  float placed[16], gn[16];
+  if (m->placed_set)
+    memcpy(placed, m->placed, sizeof placed);
+  else
+    skc_mat4_identity(placed);
+  /* the vertices are G times the placed ones: so is their node (skio_mesh_node_space) */
+  skc_mat4_mul(f->g, placed, gn);
+  if (p)
+    skc_mat4_mul(gn, p, v->placed);
+  else
+    memcpy(v->placed, gn, sizeof gn);
+  v->placed_set = true;
+  if (is_identity(f->g)) return true;
   const size_t V = m->vertex_count, T = (size_t)m->morph_count * V;
   v->positions = mapped(m->positions, V, 3, 0, f);
   v->normals = mapped(m->normals, V, 3, 1, f);
   v->tangents = mapped(m->tangents, V, 4, 1, f);
   v->morph_positions = mapped(m->morph_positions, T, 3, 0, f);
   v->morph_normals = mapped(m->morph_normals, T, 3, 1, f);
-  /* the vertices are G times the placed ones: so is their node transform (skio_mesh_node_space) */
-  float placed[16];
-  if (m->placed_set)
-    memcpy(placed, m->placed, sizeof placed);
-  else
-    skc_mat4_identity(placed);
-  skc_mat4_mul(f->g, placed, v->placed);
-  v->placed_set = true;
   return (v->positions || !m->positions || !V) && (v->normals || !m->normals || !V) &&
          (v->tangents || !m->tangents || !V) && (v->morph_positions || !m->morph_positions || !T) &&
          (v->morph_normals || !m->morph_normals || !T);
@@ -220,8 +259,9 @@ void skio_scene_frame_view_free(const skio_scene* s, skio_scene* v) {
 }
 
 /* The objects' world transforms premultiplied by g, cameras' clip planes and orthographic sizes in its unit (names
- * borrowed). */
-static int frame_objects(const skio_scene* s, const frame_map* f, skio_scene* v, skc_err* err) {
+ * borrowed); an empty's world and look also postmultiplied by p (the object basis, NULL for the identity: its keys,
+ * local to its file parent, then take p on the right as its rest does; cameras and lights keep glTF's own frame). */
+static int frame_objects(const skio_scene* s, const frame_map* f, const float* p, skio_scene* v, skc_err* err) {
   if (!s->object_count) return SKC_OK;
   if (!(v->objects = malloc((size_t)s->object_count * sizeof *v->objects)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -230,6 +270,12 @@ static int frame_objects(const skio_scene* s, const frame_map* f, skio_scene* v,
     skio_object* o = &v->objects[k];
     skc_mat4_mul(f->g, s->objects[k].world, o->world);
     skc_mat4_mul(f->g, s->objects[k].parent_rest, o->parent_rest);
+    if (p && o->kind == SKIO_OBJECT_EMPTY) {
+      float t[16];
+      memcpy(t, o->world, sizeof t);
+      skc_mat4_mul(t, p, o->world);
+      skc_mat4_mul(s->objects[k].look, p, o->look);
+    }
     o->znear *= f->s;
     o->zfar *= f->s;
     o->xmag *= f->s;
@@ -238,8 +284,9 @@ static int frame_objects(const skio_scene* s, const frame_map* f, skio_scene* v,
   return SKC_OK;
 }
 
-static int frame_anims(const skio_scene* s, const frame_map* f, int32_t held, const frame_map* h, skio_scene* v,
-                       skc_err* err) {
+static int frame_anims(const skio_scene* s, const frame_map* f, const hold* o, skio_scene* v, skc_err* err) {
+  const int32_t held = o->r;
+  const frame_map* h = &o->h;
   if (!s->anim_count || !s->skeleton) return SKC_OK;
   if (!(v->anims = malloc((size_t)s->anim_count * sizeof *v->anims)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -255,7 +302,7 @@ static int frame_anims(const skio_scene* s, const frame_map* f, int32_t held, co
       const skio_channel* sc = &sa->channels[c];
       if (sc->joint >= sk->joint_count) continue;
       if ((int32_t)sc->joint == held) {
-        if (!held_channel(sc, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+        if (!held_channel(sc, &o->trs, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
         continue;
       }
       const bool root = skc_skeleton_is_root(sk, sc->joint);
@@ -266,32 +313,67 @@ static int frame_anims(const skio_scene* s, const frame_map* f, int32_t held, co
   return SKC_OK;
 }
 
+static int view_with(const skio_scene* s, const float g[16], hold_rule rule, const float* p, skio_scene* v,
+                     skc_err* err);
+
+/* Blender's object axes (session 75). Blender's FBX exporter writes a top-level object's node as G^-1 M (M its
+ * matrix in Blender, Z up) and leaves its data in the object's own axes, and its FBX importer reads G N back; its
+ * Collada importer takes a Z_UP document's nodes as they are. Its glTF exporter instead turns each object's own axes
+ * too: node C M C^-1, data C v (C: Z up to glTF's Y up, (x, y, z) -> (x, z, -y)), and its importer reads node T as
+ * C^-1 T C. So an object of an FBX or Collada source written as glTF at G N read back rotated by C (-90 degrees
+ * about X, its data counter-rotated; the scale's Y and Z swapped), and a glTF source written as FBX or Collada by
+ * C^-1: a view gives each object node its own axes as the target format's importer expects, postmultiplying its
+ * world by the basis p (vertices are written in the node's space: C v). */
+static const float k_gltf_from_zup[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1}; /* C */
+static const float k_zup_from_gltf[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1}; /* C^-1 */
+
+bool skio_scene_zup_objects(const skio_scene* s) {
+  return s && !s->foreign_objects &&
+         (s->frame.set || (s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA));
+}
+
+const float* skio_scene_object_basis(const skio_scene* s, bool gltf) {
+  if (skio_scene_zup_objects(s)) return gltf ? k_zup_from_gltf : NULL;
+  if (s && s->foreign_objects) return NULL; /* another tool's FBX: its nodes as they are */
+  return gltf ? NULL : k_gltf_from_zup;
+}
+
 int skio_scene_frame_view(const skio_scene* s, skio_scene* v, skc_err* err) {
-  return skio_scene_frame_view_to(s, NULL, false, v, err);
+  float g[16];
+  skio_frame_matrix(&s->frame, g);
+  int rc = view_with(s, g, HOLD_TURNED, skio_scene_object_basis(s, true), v, err);
+  v->frame.set = false;
+  return rc;
 }
 
 /* The view of s moved by g (a rotation times a uniform scale), a held root's turn given to its children (see
- * skio_scene_frame_view_to); v->frame as s's. */
-static int view_with(const skio_scene* s, const float g[16], hold_rule rule, skio_scene* v, skc_err* err) {
+ * skio_scene_frame_view_to), the object nodes' own axes turned by p (NULL: kept); v->frame as s's. */
+static int view_with(const skio_scene* s, const float g[16], hold_rule rule, const float* p, skio_scene* v,
+                     skc_err* err) {
   *v = *s;
-  frame_map f, h;
+  frame_map f;
   if (!frame_map_of(g, &f)) return skc_fail(err, SKC_INVALID_ARGUMENT, "frame matrix is singular");
-  const int32_t held = held_root(s, &f, rule, &h);
-  if (is_identity(f.g) && held < 0) return SKC_OK;
+  if (p && is_identity(p)) p = NULL;
+  hold o;
+  held_root(s, &f, rule, p, &o);
+  if (is_identity(f.g) && o.r < 0 && !p) return SKC_OK;
   v->anims = s->anims;
   if (!(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (s->mesh_count) memcpy(v->meshes, s->meshes, (size_t)s->mesh_count * sizeof *v->meshes); /* (NULL when none) */
   int rc = SKC_OK;
   for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
-    if (s->meshes[m].skin && s->meshes[m].bind_world_set) /* the joints' worlds become g W: so does the bind */
-      skc_mat4_mul(f.g, s->meshes[m].bind_world, v->meshes[m].bind_world);
-    if (!s->meshes[m].skin && !frame_mesh(&s->meshes[m], &f, &v->meshes[m])) /* what was made is freed below */
+    const skio_mesh* sm = &s->meshes[m];
+    if (sm->skin && sm->bind_world_set) /* the joints' worlds become g W: so does the bind */
+      skc_mat4_mul(f.g, sm->bind_world, v->meshes[m].bind_world);
+    if (sm->skin && p && sm->placed_set && skio_mesh_still_rigid(sm)) /* a bone's child: its node N, source frame */
+      skc_mat4_mul(sm->placed, p, v->meshes[m].placed);
+    if (!sm->skin && !frame_mesh(sm, &f, p, &v->meshes[m])) /* what was made is freed below */
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   }
-  if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, held, &h, &v->skeleton, err);
-  if (!rc) rc = frame_anims(s, &f, held, &h, v, err);
-  if (!rc) rc = frame_objects(s, &f, v, err);
+  if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, &o, &v->skeleton, err);
+  if (!rc) rc = frame_anims(s, &f, &o, v, err);
+  if (!rc) rc = frame_objects(s, &f, p, v, err);
   if (rc) skio_scene_frame_view_free(s, v);
   return rc;
 }
@@ -303,7 +385,7 @@ int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hol
     skc_mat4_mul(post, g, pg);
   else
     memcpy(pg, g, sizeof g);
-  int rc = view_with(s, pg, hold_root ? HOLD_KEYED_AT_REST : HOLD_NONE, v, err);
+  int rc = view_with(s, pg, hold_root ? HOLD_KEYED_AT_REST : HOLD_NONE, skio_scene_object_basis(s, false), v, err);
   v->frame.set = false;
   return rc;
 }
@@ -311,7 +393,7 @@ int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hol
 int skio_scene_held_root_view(const skio_scene* s, skio_scene* v, skc_err* err) {
   float id[16];
   skc_mat4_identity(id);
-  return view_with(s, id, HOLD_UNKEYED, v, err);
+  return view_with(s, id, HOLD_FBX, skio_scene_object_basis(s, false), v, err);
 }
 
 /* ---- reading an FBX file's frame from Assimp's scene metadata --------------------------------------------------- */
@@ -348,6 +430,16 @@ static int8_t signed_axis(int axis, int sign) {
   return (int8_t)(sign * (axis + 1));
 }
 
+/* Whether the FBX's writer is another tool than Blender's exporter or Assimp's (skinkit's FBX writer), by the
+ * file's Creator (Assimp's SourceAsset_Generator: "Blender (stable FBX IO) - 3.4.1 - 4.37.1", "Open Asset Import
+ * Library (Assimp) 5.2.0"); a file without one is taken for Blender's. */
+static bool foreign_objects(const struct aiScene* ai) {
+  const struct aiMetadataEntry* e = meta(ai, "SourceAsset_Generator");
+  if (!e || e->mType != AI_AISTRING) return false;
+  const char* g = ((const struct aiString*)e->mData)->data;
+  return g[0] && strncmp(g, "Blender", 7) != 0 && strncmp(g, "Open Asset Import Library", 25) != 0;
+}
+
 void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai) {
   const struct aiMetadataEntry* fmt = meta(ai, "SourceAsset_Format");
   if (!fmt || fmt->mType != AI_AISTRING || !strstr(((const struct aiString*)fmt->mData)->data, "FBX")) return;
@@ -363,6 +455,7 @@ void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai) {
   }
   for (int k = 0; k < 6; ++k) meta_int(ai, keys[k], &v[k]);
   skio_frame f = {true, unit, signed_axis(v[0], v[1]), signed_axis(v[2], v[3]), signed_axis(v[4], v[5])};
+  s->foreign_objects = foreign_objects(ai);
   if (!f.up || !f.front || abs(f.up) == abs(f.front)) {
     snprintf(line, sizeof line, "FBX axes up %d (sign %d), front %d (sign %d) are no axis system: read as Y up, Z "
              "front", v[0], v[1], v[2], v[3]);

@@ -273,6 +273,10 @@ typedef struct skio_scene {
   skio_source_id source_file;
   uint32_t import_mesh_count;
   skio_frame frame;       /* the unit and axes of an FBX source (set = false: glTF's frame) */
+  /* an FBX source written by neither Blender nor Assimp (skinkit's FBX writer): Maya, 3ds Max and MotionBuilder
+   * write an object's data in the file's own axes, where Blender's exporter leaves it in Blender's Z-up ones and
+   * turns the node only (skio_scene_zup_objects); its object nodes are written as they are (skio_scene_read_frame) */
+  bool foreign_objects;
   uint32_t object_count;  /* cameras, lights and empty nodes (skio_object), in preorder (parents first) */
   skio_object* objects;
   uint32_t object_channel_count; /* clip keys of objects: channel.joint is the object, anim the clip */
@@ -520,8 +524,10 @@ void skio_scene_read_frame(skio_scene* s, const struct aiScene* ai);
 /* A view of s in glTF's frame, for the writers of formats read in one frame (glTF: metres, Y up; and Collada, which
  * Blender's importer reads without its <unit> by default): the root joints' rest transforms and their clip keys
  * premultiplied by G, every mesh without a skin (placed in the world) transformed by G; skinned meshes, inverse binds
- * and every other joint borrowed unchanged, so every skinned position becomes G times the source's. view->frame is
- * unset. When skio_frame_matrix is false, *view is *s and freeing it does nothing. Release with
+ * and every other joint borrowed unchanged, so every skinned position becomes G times the source's. This view and
+ * the two below also turn the object nodes' own axes for the target format (skio_scene_object_basis's p), this one
+ * (glTF's) holding the armature object as the FBX view does when p is not the identity. view->frame is unset. When
+ * skio_frame_matrix is false and nothing turns, *view is *s and freeing it does nothing. Release with
  * skio_scene_frame_view_free before s. SKC_OUT_OF_MEMORY is the only failure. */
 int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
 /* The same with post x G (post: a rotation times a uniform scale, or NULL) instead of G: the Collada writer's Z-up
@@ -533,11 +539,21 @@ int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
  * other joint's world is as without it, and the root can be written as a plain node (io/scene_export.c plain_roots).
  * SKC_INVALID_ARGUMENT for a singular post. */
 int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* view, skc_err* err);
-/* s in its own frame (view->frame is s->frame) with its root held as hold_root above (M = its rest transform) but only
- * when no clip keys it at all (skio_scene_armature_object): the Assimp FBX writer's view, so that a glTF rig's moved
- * armature object is a plain node too (a root keyed at its rest is not held here: the FBX writer's plain_roots takes
- * it where it stands). Released with skio_scene_frame_view_free. */
+/* s in its own frame (view->frame is s->frame): the Assimp FBX writer's view. Its armature object (the one root
+ * above joints that nothing binds, weights or moves but for keys that hold its rest) stands where it is with its own
+ * axes turned as every object node's (skio_scene_object_basis: M p, its children's rest transforms and keys
+ * premultiplied by p^-1, its keys M p); until session 75 an unkeyed one was held at the identity, which Blender's FBX
+ * importer then turned 90 degrees about X. Released with skio_scene_frame_view_free. */
 int skio_scene_held_root_view(const skio_scene* s, skio_scene* view, skc_err* err);
+/* Whether s's objects have Blender's own axes in their nodes (an FBX source written by Blender or skinkit, a scene
+ * given a frame, a Collada source: Blender's FBX and Collada files leave each object's data in its Z-up axes), and
+ * the basis p every view above postmultiplies onto the object nodes (unskinned meshes' node transforms N p - their
+ * vertices then written as (N p)^-1 v -, a rigid attachment's node, an empty's world and look) for the target's
+ * importer: for glTF (gltf true) C^-1 when they have, else none (NULL); for FBX and Collada none when they have or
+ * the source is another tool's FBX (skio_scene.foreign_objects: nodes as they are), else C; C the turn from Z up to
+ * glTF's Y up, (x, y, z) -> (x, z, -y) (scene_frame.c). */
+bool skio_scene_zup_objects(const skio_scene* s);
+const float* skio_scene_object_basis(const skio_scene* s, bool gltf);
 void skio_scene_frame_view_free(const skio_scene* s, skio_scene* view);
 
 /* The deform joints (scene_deform.c, where the rule is spelled out): mask (joint_count bytes) = 1 for the joints

@@ -77,17 +77,12 @@ def _parent_args(obj, index, arm, joints, meshes, arm_joint):
     return {}
 
 
-# An empty's own axes in a glTF file, as Blender's glTF exporter writes them and its importer reads them back: the
-# world turned to Y up on both sides (x, z, -y), not only on the left as for the rest. The library's glTF writer
-# turns a world matrix W into G W (G: Blender's frame to glTF's); W A^T makes that G W A^T, A the turn of G.
-_EMPTY_AXES_GLTF = ((1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
-
-
-def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_joint=None, gltf=False, arms=None):
+def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_joint=None, arms=None):
     """Adds objs (parents first) to scene: (names written, notes). arm_joint: the joint written for the armature
-    object itself (its children hang from it), or None. gltf: the file is glTF (an empty's own axes turned too).
-    arms: with several armatures, [(armature object, its arm_joint)]: an object takes the one above it."""
-    import numpy as np
+    object itself (its children hang from it), or None. arms: with several armatures, [(armature object, its
+    arm_joint)]: an object takes the one above it. An empty's own axes in a glTF file (turned to Y up on both sides,
+    as Blender's glTF exporter writes them) are the library's: the scene has Blender's frame, whose objects' axes
+    its glTF writer turns (session 75; the addon turned empties itself before)."""
 
     index, written, skipped = {}, [], []
     joints, meshes = set(joints), set(meshes)
@@ -106,8 +101,6 @@ def write_objects(context, scene, objs, arm=None, joints=(), meshes=(), arm_join
         a, a_joint = _armature_above(obj, arms) if arms else (arm, arm_joint)
         params.update(_parent_args(obj, index, a, joints, meshes, a_joint))
         world = export_attach.rest_world(obj, a)[0]  # a bone's child as at the armature's rest
-        if gltf and kind == "empty":
-            world = world @ np.array(_EMPTY_AXES_GLTF)
         index[obj.name] = scene.add_object(kind, obj.name, world, **params)
         written.append(obj.name)
     notes = ["area lights have no glTF kind, not written: %s" % ", ".join(skipped[:3])] if skipped else []

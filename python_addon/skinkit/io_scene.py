@@ -350,6 +350,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         st.unnamed = _gltf_unnamed(st.gltf_doc)
         st.left_out = objects_left_out(scene.objects)
         st.frame_offset = clip_frame_offset(path)
+        st.obj_axes = _object_axes(path)
         self._armature(scene, path, st)
         st.root = import_root(scene, self.up_axis, Matrix, blender_frame(context)[0])
         for rig in st.rigs:
@@ -438,7 +439,8 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         sk = scene.skeleton
         parents = sk.parents.tolist()
         bind_world, binds = _world_binds(scene, node)
-        arm_world = rest[node] if node >= 0 else np.identity(4)
+        # the armature object's own axes as Blender's importers give them (_object_axes: a glTF's turned to Z up)
+        arm_world = (rest[node] if node >= 0 else np.identity(4)) @ st.obj_axes
         extent = max(float(np.ptp(binds[kept, :3, 3], axis=0).max()), 1e-6)
         differs = np.abs(binds[kept] - rest[kept]).max() > 1e-5 * max(extent, 1.0)
         pose = rest if self.file_rest_pose and differs else None
@@ -494,7 +496,7 @@ class SKINKIT_OT_import_assimp(bpy.types.Operator, ImportHelper):
         fixes = [_own_binds(scene, k, bind) if bind is not None else None for k in ms]
         holder = st.holder_objs.get(scene.skeleton.names[pj]) if pj is not None and not under else None
         at = _Placement(scene, ms, fixes, space, st.bone_names if arm_obj is not None else (),
-                        None if under or holder is not None else st.root)
+                        None if under or holder is not None else st.root, st.obj_axes)
         parts = _joined_parts(scene, ms, self.custom_normals, self.uvs, self.colors, fixes)
         if parts is None:
             return
@@ -774,6 +776,18 @@ def _gltf_armature_name(doc, names, node, kept):
         if listed & mine:
             name = skin.get("name") if isinstance(skin.get("name"), str) and skin.get("name") else "Armature"
     return name or "Armature"
+
+
+def _object_axes(path):
+    """An object's own axes in the file's frame as Blender's importers give them (4x4): a glTF object's turned from Y
+    up to Z up like its place (Blender's glTF importer reads node T as C^-1 T C, C: (x, y, z) -> (x, z, -y), its data
+    C^-1 v; import_objects.GLTF_EMPTY_AXES for empties), so the object reads Blender's rotation, not the root's 90
+    degrees about X times it; the identity for FBX (its importer turns only the top nodes, whose data Blender's
+    exporter leaves in the object's own Z-up axes) and Collada (a Z_UP document's numbers as they are)."""
+    from . import import_objects
+
+    np = _np()
+    return np.array(import_objects.GLTF_EMPTY_AXES, np.float64) if _is_gltf(path) else np.identity(4)
 
 
 def _is_gltf(path):  # a .vrm avatar is a .glb by another name
@@ -1178,9 +1192,11 @@ class _Placement:
     the file's world at the top), space @ N' (space: _mesh_object's). Without N (the identity, a mirror, parts that
     disagree) and bone, vertices = space and place = None: the object as before (at its parent's or root's frame).
     top: the import root when the object goes to the top level, where a node transform Blender cannot hold (a
-    shear: no parent inverse to keep it in) leaves the object as before."""
+    shear: no parent inverse to keep it in) leaves the object as before. axes (_object_axes): the object's own axes,
+    place @ axes with vertices inv(N' @ axes) (session 75: a glTF's objects kept the file's Y-up axes, the root's 90
+    degrees about X in their rotation); a mesh at the top level whose node is the identity takes them too."""
 
-    def __init__(self, scene, ms, fixes, space, bone_names, top):
+    def __init__(self, scene, ms, fixes, space, bone_names, top, axes=None):
         np = _np()
         got = [scene.mesh_node_transform(k) for k in ms]
         n = got[0][0].astype(np.float64)
@@ -1190,10 +1206,11 @@ class _Placement:
                     for g, j in got[1:]) and all(_same_matrix(f, fix) for f in fixes[1:])
         self.bone = bone_names[joint] if agree and joint is not None and joint < len(bone_names) else None
         identity = np.array_equal(n, np.identity(4))
+        turned = axes is not None and not np.array_equal(axes, np.identity(4))
         self.vertices, self.place = space, None
-        if not agree or (identity and self.bone is None):
+        if not agree or (identity and self.bone is None and not (turned and top is not None)):
             return
-        n_fixed = (np.identity(4) if fix is None else fix) @ n
+        n_fixed = (np.identity(4) if fix is None else fix) @ n @ (axes if turned else np.identity(4))
         place = (np.identity(4) if space is None else space) @ n_fixed
         if top is not None and self.bone is None and _trs_split(top @ _matrix(place))[1] is not None:
             return  # a shear at the top level: nowhere to keep it
@@ -1326,6 +1343,7 @@ class _ImportState:
         self.mesh_objs, self.mesh_index, self.weighted = [], [], 0
         self.mats = None  # import_materials.MaterialReader when Materials is on
         self.root = None
+        self.obj_axes = None  # _object_axes of the file
         self.left_out = ""
         self.made_objects, self.made_names, self.objects_lost = "", [], False
         self.clip_actions, self.clip_note = [], None
@@ -2031,7 +2049,7 @@ class SKINKIT_OT_export_assimp(bpy.types.Operator, ExportHelper):
             return [], notes
         rigs = [(r.arm, r.arm.name if r.wrapped else None) for r in rigs] if rigs else None
         names, more = export_objects.write_objects(context, scene, objs, arm, joints, meshes,
-                                                   arm.name if wrapped else None, self.format in ("GLB", "GLTF"), rigs)
+                                                   arm.name if wrapped else None, rigs)
         return names, notes + more
 
 

@@ -1107,13 +1107,28 @@ static sk_object_info object_info(const sk_scene* s, const char* name) {
 
 static bool near_rel(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fmax(fabs(a), fabs(b))); }
 
+/* An FBX object's world w (kind: SK_OBJECT_*) as the .glb written from it holds it, before to_gltf: an empty's own
+ * axes turned from Blender's Z up to glTF's Y up, w C^-1 with C = (x, y, z) -> (x, z, -y) (session 75: Blender's
+ * glTF importer turns them back, its FBX importer does not; the position is the same); a camera or light as it is. */
+static void glb_axes(int32_t kind, const float w[16], float out[16]) {
+  static const float k_c_inv[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1};
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      double v = 0.0;
+      for (int k = 0; k < 4; ++k) v += (double)w[k * 4 + r] * (kind == SK_OBJECT_EMPTY ? k_c_inv[c * 4 + k] : c == k);
+      out[c * 4 + r] = (float)v;
+    }
+}
+
 /* Object a of the FBX (its frame: centimetres) and b of the .glb written from it (glTF's frame): the same place once
- * to_gltf is applied, lengths in the unit, the same camera and light. */
+ * to_gltf is applied (an empty's axes turned, glb_axes), lengths in the unit, the same camera and light. */
 static void check_same_object(const sk_object_info* a, const sk_object_info* b, const float to_gltf[16], double unit) {
+  float aw[16];
+  glb_axes(a->kind, a->world, aw);
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 4; ++c) {
       double w = 0.0;
-      for (int k = 0; k < 4; ++k) w += (double)to_gltf[k * 4 + r] * a->world[c * 4 + k];
+      for (int k = 0; k < 4; ++k) w += (double)to_gltf[k * 4 + r] * aw[c * 4 + k];
       ck_assert_msg(near_rel(w, b->world[c * 4 + r], 1e-5), "%s: world[%d][%d] %g, .glb %g", a->name, r, c, w,
                     (double)b->world[c * 4 + r]);
     }
@@ -2025,7 +2040,7 @@ END_TEST
 
 /* The .glb written from fbx, read back by skinkit's glTF reader (a glTF document: its objects are listed from the
  * document, their clip keys read by the reader since session 42): every object's key times and its place at times
- * before, between and after the keys are the FBX's (through its frame). */
+ * before, between and after the keys are the FBX's (through its frame; an empty's axes turned, glb_axes). */
 static void check_clips_in_glb(const sk_scene* fbx) {
   sk_scene* g = through_glb(fbx, "object_clips");
   double unit = 0.0;
@@ -2047,8 +2062,9 @@ static void check_clips_in_glb(const sk_scene* fbx) {
     if (na) ck_assert(fabs(ta[0] - tb[0]) < 1e-6 && fabs(ta[na - 1] - tb[nb - 1]) < 1e-6);
     static const double k_times[] = {0.0, 0.3, 0.77, 1.25, 1.6667, 3.0};
     for (size_t q = 0; q < sizeof k_times / sizeof *k_times; ++q) {
-      float a[16], b[16];
-      skt_object_world_at(fbx, i, k_times[q], a);
+      float a0[16], a[16], b[16];
+      skt_object_world_at(fbx, i, k_times[q], a0);
+      glb_axes(sk_scene_object_kind(fbx, i), a0, a);
       skt_object_world_at(g, k, k_times[q], b);
       for (int r = 0; r < 4; ++r)
         for (int c = 0; c < 4; ++c) {

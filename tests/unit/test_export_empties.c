@@ -10,7 +10,8 @@
  * - a glTF socket keyed alone (socket_anim.glb) stays an empty on its bone with its keys in .fbx and .dae;
  * - perspective cameras and lights reach .dae too, with their keys (cameras_and_lights_reach_dae), and every camera
  *   and light binary FBX (cameras_and_lights_reach_fbx);
- * - the writers name the cameras and lights they leave out. */
+ * - the writers name the cameras and lights they leave out.
+ * Across glTF and FBX / Collada an empty's own axes turn (session 75, k_c): compared so, positions exactly. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,17 +60,39 @@ static void to_gltf(const sk_scene* s, const float m[16], double out[16]) {
     }
 }
 
-static void same_place(const sk_scene* a, const float* wa, const sk_scene* b, const float* wb, const char* what) {
+/* The own axes an empty of a glTF file is given in .fbx and .dae, and the other way (session 75, scene_frame.c:
+ * Blender's glTF exporter and importer turn an object's own axes between Z up and Y up, its FBX and Collada ones do
+ * not, so the same empty in Blender has world W in a .glb and W C in the .fbx or .dae): C, (x, y, z) -> (x, z, -y),
+ * on the right of its world; its position is the same. Cameras and lights keep their own axes (no turn). */
+static const float k_c[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+static const float k_c_inv[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1};
+
+/* w turn (turn NULL: w). */
+static void turned(const float w[16], const float* turn, float out[16]) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      float v = 0.0f;
+      for (int k = 0; k < 4; ++k) v += w[k * 4 + r] * (turn ? turn[c * 4 + k] : (float)(c == k));
+      out[c * 4 + r] = v;
+    }
+}
+
+/* b's wb is a's wa turned by turn (NULL: none) on the right, both compared in glTF's frame. */
+static void same_place(const sk_scene* a, const float* wa, const sk_scene* b, const float* wb, const char* what,
+                       const float* turn) {
   double x[16], y[16];
-  to_gltf(a, wa, x);
+  float t[16];
+  turned(wa, turn, t);
+  to_gltf(a, t, x);
   to_gltf(b, wb, y);
   for (int k = 0; k < 16; ++k)
     ck_assert_msg(fabs(x[k] - y[k]) <= 1e-4 * fmax(1.0, fabs(x[k])), "%s: [%d] %g, read back %g", what, k, x[k], y[k]);
 }
 
-/* Every empty of src is in out, under the same parent (object, joint or mesh), at the same place. */
-static void same_empties(const sk_scene* src, const sk_scene* out, const char* label, uint32_t want,
-                         bool mesh_parents) {
+/* Every empty of src is in out, under the same parent (object, joint or mesh), at the same place (its world turned
+ * by turn on the right, NULL: none). */
+static void same_empties(const sk_scene* src, const sk_scene* out, const char* label, uint32_t want, bool mesh_parents,
+                         const float* turn) {
   uint32_t seen = 0;
   for (uint32_t i = 0; i < sk_scene_object_count(src); ++i) {
     sk_object_info a = {.size = sizeof a}, b = {.size = sizeof b};
@@ -88,7 +111,7 @@ static void same_empties(const sk_scene* src, const sk_scene* out, const char* l
                     label, a.name);
     char what[160];
     snprintf(what, sizeof what, "%s: %s", label, a.name);
-    same_place(src, a.world, out, b.world, what);
+    same_place(src, a.world, out, b.world, what, turn);
     ++seen;
   }
   ck_assert_uint_eq(seen, want);
@@ -97,12 +120,13 @@ static void same_empties(const sk_scene* src, const sk_scene* out, const char* l
 START_TEST(empties_reach_dae_and_fbx) {
   sk_scene* fbx = load(skt_data("scene_objects.fbx"));
   sk_scene* dae = through(fbx, "objects.dae");
-  same_empties(fbx, dae, "fbx -> dae", 3, true);
+  same_empties(fbx, dae, "fbx -> dae", 3, true, NULL);
   sk_scene* glb = through(fbx, "objects.glb");
+  same_empties(fbx, glb, "fbx -> glb", 3, true, k_c_inv);
   sk_scene* fbx2 = through(glb, "objects_from_glb.fbx");
-  same_empties(glb, fbx2, "glb -> fbx", 3, false);
+  same_empties(glb, fbx2, "glb -> fbx", 3, false, k_c);
   sk_scene* dae2 = through(glb, "objects_from_glb.dae");
-  same_empties(glb, dae2, "glb -> dae", 3, true);
+  same_empties(glb, dae2, "glb -> dae", 3, true, k_c);
   sk_scene_destroy(dae2);
   sk_scene_destroy(fbx2);
   sk_scene_destroy(glb);
@@ -114,7 +138,8 @@ END_TEST
 /* The keyed objects of src named in k_keyed[0, n) (by default: the empties Dolly along a path, Spinner turning and
  * scaling) in out: each of the source's key times among out's, and the same places at times before, between and after
  * the keys. */
-static void same_keyed(const sk_scene* src, const sk_scene* out, const char* label, const char* const* k_keyed, int n) {
+static void same_keyed(const sk_scene* src, const sk_scene* out, const char* label, const char* const* k_keyed, int n,
+                       const float* turn) {
   for (int e = 0; e < n; ++e) {
     const int32_t a = find(src, k_keyed[e]), b = find(out, k_keyed[e]);
     ck_assert(a >= 0 && b >= 0);
@@ -135,14 +160,14 @@ static void same_keyed(const sk_scene* src, const sk_scene* out, const char* lab
       skt_object_world_at(out, (uint32_t)b, k_times[q], wb);
       char what[96];
       snprintf(what, sizeof what, "%s: %s at %g s", label, k_keyed[e], k_times[q]);
-      same_place(src, wa, out, wb, what);
+      same_place(src, wa, out, wb, what, turn);
     }
   }
 }
 
-static void same_keyed_empties(const sk_scene* src, const sk_scene* out, const char* label) {
+static void same_keyed_empties(const sk_scene* src, const sk_scene* out, const char* label, const float* turn) {
   static const char* const k_keyed[] = {"Dolly", "Spinner"};
-  same_keyed(src, out, label, k_keyed, 2);
+  same_keyed(src, out, label, k_keyed, 2, turn);
 }
 
 /* A glTF socket (a node no skin lists, on bone "shin") keyed by a clip that keys nothing else (socket_anim.glb): an
@@ -156,10 +181,10 @@ START_TEST(keyed_socket_alone_reaches_fbx_and_dae) {
   ck_assert_int_ge(at, 0);
   ck_assert_int_eq(sk_scene_object_kind(src, (uint32_t)at), SK_OBJECT_EMPTY);
   ck_assert_str_eq(sk_scene_object_parent(src, (uint32_t)at), "shin");
-  sk_scene* fbx = through(src, "socket_anim.fbx");
-  same_keyed(src, fbx, "glb -> fbx", k_socket, 1);
+  sk_scene* fbx = through(src, "socket_anim.fbx"); /* the socket's own axes as Blender's importers read each file */
+  same_keyed(src, fbx, "glb -> fbx", k_socket, 1, k_c);
   sk_scene* dae = through(src, "socket_anim.dae");
-  same_keyed(src, dae, "glb -> dae", k_socket, 1);
+  same_keyed(src, dae, "glb -> dae", k_socket, 1, k_c);
   sk_scene_destroy(dae);
   sk_scene_destroy(fbx);
   sk_scene_destroy(src);
@@ -169,14 +194,15 @@ END_TEST
 START_TEST(keyed_empties_reach_fbx_and_dae) {
   sk_scene* src = load(skt_data("animated_objects.fbx"));
   sk_scene* glb = through(src, "animated.glb");
+  same_keyed_empties(src, glb, "fbx -> glb", k_c_inv);
   sk_scene* fbx = through(glb, "animated_from_glb.fbx");
-  same_empties(glb, fbx, "glb -> fbx", 2, false);
-  same_keyed_empties(glb, fbx, "glb -> fbx");
+  same_empties(glb, fbx, "glb -> fbx", 2, false, k_c);
+  same_keyed_empties(glb, fbx, "glb -> fbx", k_c);
   sk_scene* dae = through(src, "animated.dae");
-  same_empties(src, dae, "fbx -> dae", 2, true);
-  same_keyed_empties(src, dae, "fbx -> dae");
+  same_empties(src, dae, "fbx -> dae", 2, true, NULL);
+  same_keyed_empties(src, dae, "fbx -> dae", NULL);
   sk_scene* dae2 = through(glb, "animated_from_glb.dae");
-  same_keyed_empties(glb, dae2, "glb -> dae");
+  same_keyed_empties(glb, dae2, "glb -> dae", k_c);
   sk_scene_destroy(dae2);
   sk_scene_destroy(dae);
   sk_scene_destroy(fbx);
@@ -205,7 +231,7 @@ static void same_lenses(const sk_scene* src, const sk_scene* out, const char* la
                   pa ? pa : "(top)", pb ? pb : "(top)");
     char what[160];
     snprintf(what, sizeof what, "%s: %s", label, a.name);
-    same_place(src, a.world, out, b.world, what);
+    same_place(src, a.world, out, b.world, what, NULL);
     double ua = 1.0, ub = 1.0; /* clip planes in metres (an FBX's scene is in its unit, centimetres) */
     sk_scene_frame(src, &ua, NULL, NULL);
     sk_scene_frame(out, &ub, NULL, NULL);
@@ -245,7 +271,7 @@ START_TEST(cameras_and_lights_reach_dae) {
   sk_scene* dae3 = through(anim, "animated_lenses.dae");
   same_lenses(anim, dae3, "animated fbx -> dae", 3, true);
   static const char* const k_keyed[] = {"DollyCam", "Follow"};
-  same_keyed(anim, dae3, "animated fbx -> dae", k_keyed, 2);
+  same_keyed(anim, dae3, "animated fbx -> dae", k_keyed, 2, NULL);
   sk_scene_destroy(dae3);
   sk_scene_destroy(anim);
   sk_scene_destroy(dae2);
@@ -272,7 +298,7 @@ START_TEST(cameras_and_lights_reach_fbx) {
   sk_scene* aback = through(aglb, "animated_lenses_from_glb.fbx");
   same_lenses(aglb, aback, "animated glb -> fbx", 3, true);
   static const char* const k_keyed[] = {"DollyCam", "Follow"};
-  same_keyed(aglb, aback, "animated glb -> fbx", k_keyed, 2);
+  same_keyed(aglb, aback, "animated glb -> fbx", k_keyed, 2, NULL);
   sk_scene_destroy(aback);
   sk_scene_destroy(aglb);
   sk_scene_destroy(anim);

@@ -464,6 +464,203 @@ START_TEST(glb_nodes_are_trs_and_a_mirror_is_a_negative_scale) {
 }
 END_TEST
 
+/* ---- the objects' own axes (session 75) ------------------------------------------------------------------- */
+
+/* C: Blender's Z up to glTF's Y up, (x, y, z) -> (x, z, -y). */
+static const float k_c[16] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+
+/* The turn of m (its 3x3 with each column normalized). */
+static void turn_of(const float m[16], float r[16]) {
+  skc_mat4_identity(r);
+  for (int c = 0; c < 3; ++c) {
+    const float* col = m + c * 4;
+    const float len = sqrtf(col[0] * col[0] + col[1] * col[1] + col[2] * col[2]);
+    for (int k = 0; k < 3; ++k) r[c * 4 + k] = len > 0.0f ? col[k] / len : 0.0f;
+  }
+}
+
+static void assert_turn(const float m[16], const float want[16], const char* what) {
+  float r[16];
+  turn_of(m, r);
+  for (int c = 0; c < 3; ++c)
+    for (int k = 0; k < 3; ++k)
+      ck_assert_msg(fabsf(r[c * 4 + k] - want[c * 4 + k]) < 1e-4f,
+                    "%s: turned (%g %g %g | %g %g %g | %g %g %g), want (%g %g %g | %g %g %g | %g %g %g)", what,
+                    (double)r[0], (double)r[1], (double)r[2], (double)r[4], (double)r[5], (double)r[6], (double)r[8],
+                    (double)r[9], (double)r[10], (double)want[0], (double)want[1], (double)want[2], (double)want[4],
+                    (double)want[5], (double)want[6], (double)want[8], (double)want[9], (double)want[10]);
+}
+
+/* Blender's rotation_euler (x, y, z) in XYZ order: Rz Ry Rx. */
+static void euler_xyz(float x, float y, float z, float m[16]) {
+  const float cx = cosf(x), sx = sinf(x), cy = cosf(y), sy = sinf(y), cz = cosf(z), sz = sinf(z);
+  const float r[16] = {cy * cz,
+                       cy * sz,
+                       -sy,
+                       0,
+                       sx * sy * cz - cx * sz,
+                       sx * sy * sz + cx * cz,
+                       sx * cy,
+                       0,
+                       cx * sy * cz + sx * sz,
+                       cx * sy * sz - sx * cz,
+                       cx * cy,
+                       0,
+                       0,
+                       0,
+                       0,
+                       1};
+  memcpy(m, r, sizeof r);
+}
+
+/* A Blender object turned r (its matrix in Z up) as Blender's glTF exporter writes it: C r C^-1. */
+static void gltf_turn(const float r[16], float out[16]) {
+  float cinv[16], t[16];
+  skc_mat4_inverse(k_c, cinv);
+  skc_mat4_mul(k_c, r, t);
+  skc_mat4_mul(t, cinv, out);
+}
+
+/* Blender's FBX (rigid_parts.fbx) and Collada (mover_rig.dae) files keep each object's data in its own Z-up axes,
+ * with the Z-up-to-Y-up turn on the top-level nodes (FBX: x100 and -90 degrees about X; Collada: the Z_UP root):
+ * written as .glb each object's node must have Blender's own turn in glTF's axes (C r C^-1, as Blender's glTF
+ * exporter writes it), not r after the file's turn. Before, the Rig, the Prop and an empty read back in Blender
+ * rotated -90 degrees about X (their data counter-turned), the Gauntlet by r C. */
+START_TEST(glb_objects_keep_blenders_axes) {
+  static const char* const k_src[] = {"rigid_parts.fbx", "mover_rig.dae"};
+  skio_scene* s = read_scene(skt_data(k_src[_i]));
+  s->materials_changed = true;
+  float id[16], want[16], r[16];
+  skc_mat4_identity(id);
+  if (_i == 0) { /* an empty at Blender's identity turn, as Blender's FBX exporter writes a top-level object */
+    skio_object o;
+    memset(&o, 0, sizeof o);
+    o.name = "Marker";
+    o.kind = SKIO_OBJECT_EMPTY;
+    o.parent = -1;
+    skc_mat4_identity(o.look);
+    float cinv[16];
+    skc_mat4_inverse(k_c, cinv);
+    for (int e = 0; e < 16; ++e) o.world[e] = e < 12 ? 100.0f * k_c[e] : (e == 15 ? 1.0f : 0.0f);
+    o.world[12] = 300.0f;
+    skc_mat4_identity(o.parent_rest);
+    skc_err err = {0};
+    ck_assert_msg(skio_scene_add_object(s, &o, 0.0, NULL, &err) == SKC_OK, "%.400s", err.message);
+  }
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.glb", dir);
+  export_scene(s, path);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  float w[16];
+  if (_i == 0) {
+    const int32_t prop = node_named(d, "Prop"), rig = node_named(d, "Rig"), gauntlet = node_named(d, "Gauntlet");
+    const int32_t marker = node_named(d, "Marker");
+    ck_assert(prop >= 0 && rig >= 0 && gauntlet >= 0 && marker >= 0);
+    node_local(d, rig, w);
+    assert_turn(w, id, "the armature object Rig");
+    node_world(d, prop, w);
+    assert_turn(w, id, "Prop");
+    node_world(d, marker, w);
+    assert_turn(w, id, "the empty Marker");
+    euler_xyz(0.3f, 0.2f, 0.1f, r);
+    gltf_turn(r, want);
+    node_world(d, gauntlet, w);
+    assert_turn(w, want, "Gauntlet (on bone hand)");
+  } else {
+    const int32_t crate = node_named(d, "Crate");
+    ck_assert(crate >= 0);
+    node_world(d, crate, w);
+    assert_turn(w, id, "Crate");
+  }
+  skio_gltf_doc_destroy(d);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* The other way: Blender's rigid_parts.glb written as .fbx and .dae (and rigid_parts.fbx as .dae) must give each
+ * object node Blender's Z-up axes, which Blender's FBX importer (turning a Y-up file's top nodes +90 degrees about X)
+ * and Collada importer (a Z_UP document as it is) read back as the source's: read back by skinkit (glTF's frame via
+ * the file's turn) the Prop's and the Rig's nodes are turned by C itself. Before, .glb -> .fbx / .dae wrote them at
+ * the identity turn: Blender read the Prop rotated +90 degrees about X, and the .fbx's Rig too. */
+START_TEST(fbx_and_dae_objects_keep_blenders_axes) {
+  static const char* const k_src[] = {"rigid_parts.glb", "rigid_parts.glb", "rigid_parts.fbx"};
+  static const char* const k_ext[] = {"fbx", "dae", "dae"};
+  skio_scene* s = read_scene(skt_data(k_src[_i]));
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64], what[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.%s", dir, k_ext[_i]);
+  snprintf(what, sizeof what, "%s -> .%s: Prop", k_src[_i], k_ext[_i]);
+  export_scene(s, path);
+  skio_scene* back = read_scene(path);
+  float g[16], w[16];
+  skio_frame_matrix(&back->frame, g);
+  skc_mat4_mul(g, mesh_named(back, "Prop")->placed, w);
+  assert_turn(w, k_c, what);
+  const int32_t rig = skc_skeleton_find(back->skeleton, "Rig");
+  ck_assert_int_ge(rig, 0);
+  snprintf(what, sizeof what, "%s -> .%s: Rig", k_src[_i], k_ext[_i]);
+  skc_mat4_mul(g, back->skeleton->rest_world + (size_t)rig * 16, w);
+  assert_turn(w, k_c, what);
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
+/* An FBX written by another tool than Blender or Assimp (Maya, 3ds Max: object data in the file's own axes) keeps its
+ * object nodes as they are: rigid_parts.fbx with its Creator strings replaced (same length, so the binary stays
+ * valid) by a Maya one reads as such (skio_scene.foreign_objects), and its Prop's glTF node is the file's own, turned
+ * by the file's frame alone (as before session 75), where the Blender file's Prop gets Blender's identity turn. */
+START_TEST(another_tools_fbx_keeps_its_object_nodes) {
+  static const char blender[] = "Blender (stable FBX IO) - 3.4.1 - 4.37.1";
+  static const char maya[] = "Autodesk Maya 2022 FBX SDK 2020.2.1 x64 ";
+  ck_assert_uint_eq(sizeof blender, sizeof maya);
+  FILE* in = fopen(skt_data("rigid_parts.fbx"), "rb");
+  ck_assert_ptr_nonnull(in);
+  static char buf[1 << 20];
+  const size_t n = fread(buf, 1, sizeof buf, in);
+  fclose(in);
+  ck_assert(n > 0 && n < sizeof buf);
+  int replaced = 0;
+  for (size_t k = 0; k + sizeof blender - 1 <= n; ++k)
+    if (!memcmp(buf + k, blender, sizeof blender - 1)) memcpy(buf + k, maya, sizeof maya - 1), ++replaced;
+  ck_assert_int_gt(replaced, 0);
+  char dir[] = "/tmp/skt_pivot_XXXXXX", fbx[64], glb[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(fbx, sizeof fbx, "%s/maya.fbx", dir);
+  snprintf(glb, sizeof glb, "%s/out.glb", dir);
+  FILE* out = fopen(fbx, "wb");
+  ck_assert(out && fwrite(buf, 1, n, out) == n && fclose(out) == 0);
+  skio_scene* s = read_scene(fbx);
+  ck_assert(s->foreign_objects && !skio_scene_zup_objects(s));
+  ck_assert(!skio_scene_object_basis(s, true) && !skio_scene_object_basis(s, false));
+  s->materials_changed = true;
+  export_scene(s, glb);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(glb, &d, &err) == SKC_OK, "%.400s", err.message);
+  const int32_t prop = node_named(d, "Prop");
+  ck_assert(prop >= 0);
+  float w[16];
+  node_world(d, prop, w);
+  assert_turn(w, k_c, "another tool's Prop (the file's node after its frame)");
+  skio_gltf_doc_destroy(d);
+  skio_scene_destroy(s);
+  skio_scene* b = read_scene(skt_data("rigid_parts.fbx"));
+  ck_assert(!b->foreign_objects && skio_scene_zup_objects(b));
+  skio_scene_destroy(b);
+  unlink(glb);
+  unlink(fbx);
+  rmdir(dir);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("scene_pivot");
   TCase* tc = tcase_create("pivot");
@@ -474,6 +671,9 @@ static Suite* suite(void) {
   tcase_add_loop_test(tc, bone_child_follows_its_bone_in_the_clip, 0, 2);
   tcase_add_loop_test(tc, mirrored_nodes_keep_their_transform, 0, 4);
   tcase_add_test(tc, glb_nodes_are_trs_and_a_mirror_is_a_negative_scale);
+  tcase_add_loop_test(tc, glb_objects_keep_blenders_axes, 0, 2);
+  tcase_add_loop_test(tc, fbx_and_dae_objects_keep_blenders_axes, 0, 3);
+  tcase_add_test(tc, another_tools_fbx_keeps_its_object_nodes);
   suite_add_tcase(s, tc);
   return s;
 }
