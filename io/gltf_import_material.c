@@ -8,8 +8,10 @@
  *    alphaMode / alphaCutoff, doubleSided; baseColorTexture, metallicRoughnessTexture, normalTexture (scale),
  *    occlusionTexture (strength), emissiveTexture with their texCoord. A texture reference is its texture's
  *    "source", else its EXT_texture_webp / KHR_texture_basisu source (the core source is the fallback every reader
- *    has); a texture or image index past its array is no texture (noted). Samplers, KHR_texture_transform and
- *    KHR_materials_* are not kept.
+ *    has); a texture or image index past its array is no texture (noted). Samplers and KHR_materials_* are not
+ *    kept. KHR_texture_transform is baked into the UVs it applies to (bake_uv_transforms): gltfpack stores
+ *    quantized texture coordinates and puts their dequantization there, so a writer that drops the extension
+ *    (Collada, FBX, a glTF written whole) would otherwise map the texture wrong.
  *  - images: every "images" entry in order (so image i is glTF image i): bytes from its bufferView
  *    (skio_gltf_view_data), a base64 data: URI, or a relative file beside the .gltf (as scene_material.c reads one:
  *    the path, percent-decoded, then the file name in the folder; absolute paths and other schemes are refused like
@@ -29,12 +31,21 @@
 
 #define BUDGET_BASE ((size_t)256 << 20)
 
+/* The KHR_texture_transform a material's textures apply to one UV set: u' = m[0] u + m[1] v + m[2],
+ * v' = m[3] u + m[4] v + m[5] (glTF's UV axes, v down); the identity for a texture without the extension. */
+struct uv_transform {
+  bool used;     /* a texture of the material reads this set */
+  bool conflict; /* two of them transform it differently */
+  float m[6];
+};
+
 typedef struct mat_reader {
   skio_scene* s;
   skio_gltf_doc* d;
   size_t budget; /* image bytes still allowed */
   uint32_t texture_count;
   bool oom;
+  struct uv_transform (*uvx)[2]; /* per material, per UV set (TEXCOORD_0, _1): what its textures apply */
 } mat_reader;
 
 static char* dup_s(const char* s) {
@@ -202,6 +213,32 @@ done:
 }
 
 /* ---- materials ----------------------------------------------------------------------------------------- */
+/* The texture reference's KHR_texture_transform (the extension's texCoord overrides the reference's), recorded
+ * against the material's UV set: offset x rotation x scale, in that order, as the extension defines them. */
+static void record_transform(mat_reader* r, unsigned mi, int info, skio_texref* out) {
+  skio_gltf_doc* d = r->d;
+  int x = skio_json_get(d, skio_json_get(d, info, "extensions"), "KHR_texture_transform");
+  uint32_t uv = 0;
+  if (x >= 0 && skio_json_u32(d, skio_json_get(d, x, "texCoord"), &uv)) out->uv = uv;
+  if (!r->uvx || out->uv > 1) return;
+  float off[2] = {0.0f, 0.0f}, sc[2] = {1.0f, 1.0f}, m[6];
+  double rot = 0.0;
+  if (x >= 0) {
+    skio_json_floats(d, skio_json_get(d, x, "offset"), off, 2);
+    skio_json_floats(d, skio_json_get(d, x, "scale"), sc, 2);
+    skio_json_num(d, skio_json_get(d, x, "rotation"), &rot);
+  }
+  float c = (float)cos(rot), sn = (float)sin(rot);
+  m[0] = c * sc[0], m[1] = sn * sc[1], m[2] = off[0];
+  m[3] = -sn * sc[0], m[4] = c * sc[1], m[5] = off[1];
+  for (int k = 0; k < 6; ++k)
+    if (!isfinite(m[k])) return; /* a broken extension: the UVs are left as stored */
+  struct uv_transform* t = &r->uvx[mi][out->uv];
+  if (t->used && memcmp(t->m, m, sizeof m) != 0) t->conflict = true;
+  if (!t->used) memcpy(t->m, m, sizeof m);
+  t->used = true;
+}
+
 static void tex_ref(mat_reader* r, unsigned mi, int info, const char* scale_key, skio_texref* out) {
   skio_gltf_doc* d = r->d;
   if (!skio_json_is(d, info, 1)) return;
@@ -216,6 +253,10 @@ static void tex_ref(mat_reader* r, unsigned mi, int info, const char* scale_key,
   int ext = skio_json_get(d, tt, "extensions");
   if (!has) has = skio_json_u32(d, skio_json_get(d, skio_json_get(d, ext, "EXT_texture_webp"), "source"), &src);
   if (!has) has = skio_json_u32(d, skio_json_get(d, skio_json_get(d, ext, "KHR_texture_basisu"), "source"), &src);
+  if (!has && skio_json_get(d, ext, "EXT_texture_avif") >= 0) { /* gltf-transform `avif` keeps no other source */
+    note(r, "material %u: a texture's image is AVIF (EXT_texture_avif), which skinkit does not decode%s", mi, "");
+    return;
+  }
   if (!has || src >= r->s->image_count) {
     note(r, "material %u: a texture has no valid image source%s", mi, "");
     return;
@@ -223,6 +264,7 @@ static void tex_ref(mat_reader* r, unsigned mi, int info, const char* scale_key,
   out->image = (int32_t)src;
   uint32_t uv = 0;
   if (skio_json_u32(d, skio_json_get(d, info, "texCoord"), &uv)) out->uv = uv;
+  record_transform(r, mi, info, out);
   double sc = 1.0;
   if (scale_key && skio_json_num(d, skio_json_get(d, info, scale_key), &sc) && isfinite(sc)) out->scale = (float)sc;
 }
@@ -279,9 +321,46 @@ static uint32_t primitive_material(mat_reader* r, int32_t gm, int32_t p, uint32_
   return mi;
 }
 
+/* The transform every material of mesh k (its own and its parts') applies to UV set `set`: NULL when none does
+ * or they disagree (noted: the UVs are left as stored). */
+static const float* mesh_uv_transform(mat_reader* r, uint32_t k, unsigned set) {
+  const skio_mesh* m = &r->s->meshes[k];
+  const float* t = NULL;
+  for (uint32_t p = 0; p <= m->part_count; ++p) {
+    uint32_t mi = p == 0 ? m->material : m->parts[p - 1].material;
+    if (mi == UINT32_MAX || !r->uvx[mi][set].used) continue;
+    const struct uv_transform* x = &r->uvx[mi][set];
+    if (x->conflict || (t && memcmp(t, x->m, sizeof x->m) != 0)) {
+      note(r, "mesh %u: its textures transform one UV set differently (KHR_texture_transform): UVs left as stored%s", k,
+           "");
+      return NULL;
+    }
+    t = x->m;
+  }
+  return t;
+}
+
+/* Applies each mesh's KHR_texture_transform to its UVs (stored with v flipped: v_stored = 1 - v_glTF). */
+static void bake_uv_transforms(mat_reader* r) {
+  static const float k_identity[6] = {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f};
+  for (uint32_t k = 0; r->uvx && k < r->s->mesh_count; ++k) {
+    skio_mesh* m = &r->s->meshes[k];
+    for (unsigned set = 0; set < 2; ++set) {
+      float* uv = set ? m->uv1 : m->uv0;
+      const float* t = uv ? mesh_uv_transform(r, k, set) : NULL;
+      if (!t || memcmp(t, k_identity, sizeof k_identity) == 0) continue;
+      for (size_t v = 0; v < m->vertex_count; ++v) {
+        float u = uv[2 * v], w = 1.0f - uv[2 * v + 1];
+        uv[2 * v] = t[0] * u + t[1] * w + t[2];
+        uv[2 * v + 1] = 1.0f - (t[3] * u + t[4] * w + t[5]);
+      }
+    }
+  }
+}
+
 int skio_gltf_read_materials(skio_scene* s, skio_gltf_doc* d, skc_err* err) {
   if (!s || !d) return SKC_OK;
-  mat_reader r = {s, d, BUDGET_BASE, 0, false};
+  mat_reader r = {s, d, BUDGET_BASE, 0, false, NULL};
   size_t extra = d->file_size > (SIZE_MAX - BUDGET_BASE) / 4 ? SIZE_MAX - BUDGET_BASE : d->file_size * 4;
   r.budget += extra;
   r.texture_count = (uint32_t)skio_json_len(d, skio_json_get(d, 0, "textures"));
@@ -301,17 +380,23 @@ int skio_gltf_read_materials(skio_scene* s, skio_gltf_doc* d, skc_err* err) {
     read_image(&r, (unsigned)i, &s->images[i], dir);
   }
   if (!r.oom && mats > 0 && !(s->materials = calloc((size_t)mats, sizeof *s->materials))) r.oom = true;
+  if (!r.oom && mats > 0 && !(r.uvx = calloc((size_t)mats, sizeof *r.uvx))) r.oom = true;
   for (int i = 0; i < mats && !r.oom; ++i) {
     s->material_count = (uint32_t)i + 1;
     read_material(&r, (unsigned)i, &s->materials[i]);
   }
   free(dir);
-  if (r.oom) return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading materials", s->source ? s->source : "");
+  if (r.oom) {
+    free(r.uvx);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory reading materials", s->source ? s->source : "");
+  }
   for (uint32_t k = 0; k < s->mesh_count; ++k) {
     skio_mesh* m = &s->meshes[k];
     m->material = primitive_material(&r, m->gltf_mesh, m->gltf_primitive, k);
     for (uint32_t p = 0; p < m->part_count; ++p)
       m->parts[p].material = primitive_material(&r, m->gltf_mesh, m->parts[p].gltf_primitive, k);
   }
+  bake_uv_transforms(&r);
+  free(r.uvx);
   return SKC_OK;
 }

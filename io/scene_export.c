@@ -2448,6 +2448,9 @@ static void note_gltf_only(const skio_scene* s, const skio_export_options* o, bo
     bool read = false;
     for (size_t k = 0; k < sizeof k_read / sizeof *k_read; ++k) read |= skio_json_streq(d, t, k_read[k]);
     read |= lenses_kept && skio_json_streq(d, t, "KHR_lights_punctual");
+    /* the reader bakes texture transforms into the UVs, unless it noted a mesh whose textures disagree */
+    read |= skio_json_streq(d, t, "KHR_texture_transform") &&
+            !(s->material_note && strstr(s->material_note, "KHR_texture_transform"));
     char* name = read ? NULL : skio_json_strdup(d, t);
     if (name) n += (size_t)snprintf(text + n, sizeof text - n, "%s%.60s", dropped++ ? ", " : "extensions ", name);
     free(name);

@@ -715,6 +715,52 @@ START_TEST(an_optimizers_mesh_node_takes_its_objects_name) {
 }
 END_TEST
 
+/* KHR_texture_transform is baked into the UVs it applies to (the writers of .dae, .fbx and whole glTF drop it).
+ * gltfpack keeps quantized texture coordinates and their dequantization in the extension: Fox.glb through gltfpack
+ * and convert to .fbx had UVs up to 0.92 of the texture off (session 75). tests/data/make_uv_transform.py. */
+START_TEST(texture_transform_is_baked_into_the_uvs) {
+  skio_scene *plain = must_load(data_path("uv_plain.glb")), *q = must_load(data_path("uv_plain_gltfpack.glb"));
+  ck_assert_uint_eq(q->mesh_count, 1);
+  const skio_mesh *a = &plain->meshes[0], *b = &q->meshes[0];
+  ck_assert_uint_eq(b->vertex_count, 4);
+  for (size_t v = 0; v < b->vertex_count; ++v) { /* gltfpack may reorder vertices: each UV is one of the source's */
+    float best = 1e9f;
+    for (size_t w = 0; w < a->vertex_count; ++w)
+      best = fminf(best, fabsf(a->uv0[2 * w] - b->uv0[2 * v]) + fabsf(a->uv0[2 * w + 1] - b->uv0[2 * v + 1]));
+    ck_assert_msg(best < 1e-3f, "vertex %zu: uv (%g, %g) is none of the source's (off by %g)", v, b->uv0[2 * v],
+                  b->uv0[2 * v + 1], best);
+  }
+  skio_scene_destroy(q);
+  /* offset (0.5, 0.25), a quarter turn, scale (2, 0.5): u' = 0.5 v + 0.5, v' = -2 u + 0.25 (v stored flipped) */
+  skio_scene* t = must_load(data_path("uv_transform.glb"));
+  const skio_mesh* c = &t->meshes[0];
+  for (size_t v = 0; v < c->vertex_count; ++v) {
+    float u = a->uv0[2 * v], w = 1.0f - a->uv0[2 * v + 1];
+    ck_assert_float_eq_tol(c->uv0[2 * v], 0.5f * w + 0.5f, 1e-5f);
+    ck_assert_float_eq_tol(1.0f - c->uv0[2 * v + 1], -2.0f * u + 0.25f, 1e-5f);
+  }
+  skio_scene_destroy(t);
+  skio_scene_destroy(plain);
+}
+END_TEST
+
+/* A texture whose only image is AVIF (gltf-transform `avif`) is named as such: the .fbx / .dae of CesiumMan through
+ * it said "a texture has no valid image source" (session 75). */
+START_TEST(avif_only_texture_named) {
+  const char* json =
+      "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_texture_avif\"],"
+      "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
+      "\"textures\":[{\"extensions\":{\"EXT_texture_avif\":{\"source\":0}}}],"
+      "\"images\":[{\"uri\":\"data:image/avif;base64,AAAA\"}]}";
+  skio_scene* s = NULL;
+  skc_err err = {0};
+  ck_assert_msg(load_json(json, &s, NULL, &err) == SKC_OK, "%s", err.message);
+  ck_assert_msg(s->material_note && strstr(s->material_note, "AVIF (EXT_texture_avif)"), "note: %.400s",
+                s->material_note ? s->material_note : "(none)");
+  skio_scene_destroy(s);
+}
+END_TEST
+
 /* A STEP sampler reads as linear keys that move the same: each value held until just before the next key (the
  * writers had turned the jumps into ramps: 1.42 units off between keys after `bind`, the audit of session 44).
  * moved_armature.glb's clip with its sampler's "LINEAR" spelled "STEP" (padded: the chunk keeps its length). */
@@ -1175,6 +1221,8 @@ static Suite* suite(void) {
   tcase_add_test(t, skeleton_from_the_nodes_of_a_document_without_skins);
   tcase_add_test(t, mesh_scene_default_first_then_the_first_listing_it);
   tcase_add_test(t, animation_keys_counted_per_use);
+  tcase_add_test(t, texture_transform_is_baked_into_the_uvs);
+  tcase_add_test(t, avif_only_texture_named);
   suite_add_tcase(s, t);
   /* every corpus glTF against Assimp (CesiumMan_subdiv2: minutes under the sanitizers): release suite only, as
    * test_gltf_read_corpus (tests/CMakeLists.txt) */
