@@ -1425,8 +1425,8 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
 }
 
 /* The only skeleton root, which no mesh binds or weighs and no clip moves, at the identity (turned: any rigid
- * transform, when no clip moves its children either, whose places skio_scene_drop_root then bakes it into): written
- * as a node it adds nothing but an empty object above the armature. */
+ * transform, which drop_turned_root bakes into its children's places and clip keys): written as a node it adds
+ * nothing but an empty object above the armature. */
 static bool bare_root(const skio_scene* s, bool turned) {
   const skc_skeleton* sk = s->skeleton;
   if (!sk || !sk->joint_count || sk->parents[0] != SKC_NO_PARENT) return false;
@@ -1447,7 +1447,7 @@ static bool bare_root(const skio_scene* s, bool turned) {
   for (uint32_t a = 0; a < s->anim_count; ++a)
     for (uint32_t c = 0; c < s->anims[a].channel_count; ++c) {
       const uint32_t j = s->anims[a].channels[c].joint;
-      if (j == 0 || (!identity && j < sk->joint_count && sk->parents[j] == 0)) return false;
+      if (j == 0) return false;
     }
   return true;
 }
@@ -1461,10 +1461,28 @@ static bool implicit_fbx_root(const skio_scene* s) {
 }
 
 /* A Collada source's <visual_scene>, which Assimp reads as the root node holding its turn of the document's up axis
- * (CesiumMan_blender.dae's "Scene"): no node of the document, and Blender's own Collada import makes no object of it;
- * written as a node it was an extra empty "Scene" above the file's top nodes in the .glb and .fbx. */
+ * (CesiumMan_blender.dae's "Scene", skinkit's own "skinkit_root"): no node of the document, and Blender's own Collada
+ * import makes no object of it; written as a node it was an extra empty "Scene" above the file's top nodes in the
+ * .glb and .fbx. Left out with drop_turned_root, also when clips key the nodes below it (session 75: a .dae of a
+ * Blender FBX, whose armature object is keyed, gave the next .fbx a Model "skinkit_root" holding the turn, and the
+ * .dae after it an identity node "skinkit_root#2" above the armature, which stayed in every later cycle). */
 static bool collada_scene_root(const skio_scene* s) {
   return s->source_file.set && s->source_file.kind == SKIO_SOURCE_COLLADA && bare_root(s, true);
+}
+
+/* s without its root joint (bare_root(s, true)), the root's rest transform given to its children's rest transforms
+ * and clip keys first (skio_scene_root_baked_view), so every other joint's world is as in s at every time; baked is
+ * the intermediate view. Release with drop_turned_root_free. */
+static int drop_turned_root(const skio_scene* s, skio_scene* baked, skio_scene* rootless, skc_err* err) {
+  int rc = skio_scene_root_baked_view(s, baked, err);
+  if (rc) return rc;
+  if ((rc = skio_scene_drop_root(baked, rootless, err))) skio_scene_frame_view_free(s, baked);
+  return rc;
+}
+
+static void drop_turned_root_free(const skio_scene* s, skio_scene* baked, skio_scene* rootless) {
+  skio_scene_drop_root_free(baked, rootless);
+  skio_scene_frame_view_free(s, baked);
 }
 
 /* Below a plain root, the nodes named as armature objects or importers' roots (skio_chain_wrapper_name), each the
@@ -1494,6 +1512,14 @@ static void plain_chains(const skio_scene* s, uint8_t* mask) {
   }
   free(kids);
   free(only);
+}
+
+static bool at_identity(const float m[16]) {
+  float id4[16];
+  skc_mat4_identity(id4);
+  for (int e = 0; e < 16; ++e)
+    if (fabsf(m[e] - id4[e]) > 1e-6f) return false;
+  return true;
 }
 
 /* The joints written as plain nodes (a Collada NODE, an FBX Null) instead of bones: mask[j] set for each, false when
@@ -1527,12 +1553,13 @@ static bool plain_roots(const skio_scene* s, const char* id, uint8_t* mask) {
   for (uint32_t j = 0; j < sk->joint_count && r != -2; ++j)
     if (skc_skeleton_is_root(sk, j) && !mask[j]) r = r == -1 ? (int32_t)j : -2;
   if (r < 0 || !skio_joint_is_armature_object_keyed_at_rest(s, (uint32_t)r)) r = -1;
-  float id4[16];
-  skc_mat4_identity(id4);
-  for (int e = 0; r >= 0 && e < 16; ++e)
-    if (fabsf(sk->rest_world[(size_t)r * 16 + e] - id4[e]) > 1e-6f) return false;
-  if (r >= 0) mask[r] = 1;
-  return r >= 0;
+  if (r < 0 || !at_identity(sk->rest_world + (size_t)r * 16)) return false;
+  mask[r] = 1; /* and the chain of armature objects the view holds with it (scene_frame.c held_root) */
+  for (int32_t c = r; (c = skio_scene_armature_chain_next(s, c)) >= 0;) {
+    if (!at_identity(sk->rest_local + (size_t)c * 16)) break;
+    mask[c] = 1;
+  }
+  return true;
 }
 
 /* Joints that carry a mesh and that no mesh binds or weights, at or below them (a keyed prop on a bone, a keyed crate:
@@ -2890,9 +2917,9 @@ static int write_gltf_scene(const skio_scene* merged, const skio_scene* s, const
                             const skio_gltf_options* go, skc_err* err) {
   int rc;
   /* an FBX's implicit root (Assimp's RootNode) and a Collada file's visual scene are no nodes of the glTF either */
-  skio_scene rootless;
+  skio_scene rootless, baked;
   const bool drop = !s->gltf && (implicit_fbx_root(merged) || collada_scene_root(merged));
-  if (drop && (rc = skio_scene_drop_root(merged, &rootless, err))) return rc;
+  if (drop && (rc = drop_turned_root(merged, &baked, &rootless, err))) return rc;
   skio_scene listed; /* a glTF source's cameras, lights and empties live in its document: listed as objects */
   skio_listed_object* list = NULL;
   uint32_t listed_n = 0;
@@ -2904,7 +2931,7 @@ static int write_gltf_scene(const skio_scene* merged, const skio_scene* s, const
     skio_scene_frame_view_free(ready, &framed);
   }
   if (drop)
-    skio_scene_drop_root_free(merged, &rootless);
+    drop_turned_root_free(merged, &baked, &rootless);
   else
     skio_scene_listed_view_free(&listed, list, listed_n);
   return rc;
@@ -2957,9 +2984,9 @@ static int export_gltf(const skio_scene* merged, const skio_scene* s, const char
 static int export_assimp_fbx(const skio_scene* s, const char* id, const char* path, const skio_export_options* o,
                              skc_err* err) {
   int rc;
-  skio_scene rootless, held; /* held: a moved armature object a plain node at the identity, its children moved */
+  skio_scene rootless, baked, held; /* held: a moved armature object a plain node at the identity, its children moved */
   const bool drop = collada_scene_root(s); /* a Collada file's visual scene: no FBX node either */
-  if (drop && (rc = skio_scene_drop_root(s, &rootless, err))) return rc;
+  if (drop && (rc = drop_turned_root(s, &baked, &rootless, err))) return rc;
   const skio_scene* ready = drop ? &rootless : s;
   if (!(rc = skio_scene_held_root_view(ready, &held, err))) {
     skio_scene hung; /* rigid attachments under their bones */
@@ -2969,7 +2996,7 @@ static int export_assimp_fbx(const skio_scene* s, const char* id, const char* pa
     if (any) bone_children_free(&held, &hung);
     skio_scene_frame_view_free(ready, &held);
   }
-  if (drop) skio_scene_drop_root_free(s, &rootless);
+  if (drop) drop_turned_root_free(s, &baked, &rootless);
   return rc;
 }
 

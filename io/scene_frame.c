@@ -84,11 +84,21 @@ static bool frame_map_of(const float g[16], frame_map* f) {
 
 /* A root a view holds (held_root): its rest in the view (at), and its children's map h = at^-1 G (its rest). */
 typedef struct hold {
-  int32_t r; /* the held joint, or -1 */
+  int32_t r;    /* the held joint, or -1 */
+  int32_t last; /* the Collada view's chain below r (held_root): r .. last at the identity, last's children get h */
   float at[16];
   skc_trs trs; /* at as a TRS: the value of its keys */
   frame_map h;
 } hold;
+
+/* Whether joint j is one of the chain r .. last that o holds. */
+static bool is_held(const skc_skeleton* sk, const hold* o, uint32_t j) {
+  for (int32_t k = o->r >= 0 ? o->last : -1; k >= 0; k = sk->parents[k]) {
+    if (k == (int32_t)j) return true;
+    if (k == o->r) break;
+  }
+  return false;
+}
 
 /* The roots' rest transforms premultiplied by f; with a held root (o->r >= 0), that root at o->at and its children's
  * rest transforms premultiplied by o->h instead. */
@@ -103,9 +113,11 @@ static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, const hold
     const float* l = sk->rest_local + (size_t)j * 16;
     if ((int32_t)j == held)
       memcpy(rest + (size_t)j * 16, o->at, sizeof o->at);
+    else if (is_held(sk, o, j))
+      skc_mat4_identity(rest + (size_t)j * 16);
     else if (skc_skeleton_is_root(sk, j))
       skc_mat4_mul(f->g, l, rest + (size_t)j * 16);
-    else if (held >= 0 && sk->parents[j] == held)
+    else if (held >= 0 && sk->parents[j] == o->last)
       skc_mat4_mul(h->g, l, rest + (size_t)j * 16);
   }
   skc_skeleton_init init = {n,
@@ -123,33 +135,58 @@ static int frame_skeleton(const skc_skeleton* sk, const frame_map* f, const hold
 /* Which roots a view holds (view_with), each one whose keys only hold its rest (Blender's FBX exporter keys the
  * armature object so in every clip) or that no clip keys: none; the FBX writer's (turned, below); the Collada
  * view's (at the identity); the glTF view's (turned, only where the object nodes' axes turn). */
-typedef enum { HOLD_NONE, HOLD_FBX, HOLD_KEYED_AT_REST, HOLD_TURNED } hold_rule;
+typedef enum { HOLD_NONE, HOLD_FBX, HOLD_KEYED_AT_REST, HOLD_TURNED, HOLD_FIRST } hold_rule;
+
+/* Joint 0 when it is the skeleton's one root, else -1: HOLD_FIRST's root (a Collada file's visual scene baked into its
+ * children at the identity, skio_scene_root_baked_view). */
+static int32_t only_root(const skc_skeleton* sk) {
+  if (!sk || !sk->joint_count || sk->parents[0] != SKC_NO_PARENT) return -1;
+  for (uint32_t j = 1; j < sk->joint_count; ++j)
+    if (sk->parents[j] == SKC_NO_PARENT) return -1;
+  return 0;
+}
+
+int32_t skio_scene_armature_chain_next(const skio_scene* s, int32_t p) {
+  const int32_t c = skio_scene_armature_object_keyed_at_rest(s, p);
+  return c >= 0 && skio_chain_wrapper_name(s->skeleton->names[c]) ? c : -1;
+}
 
 /* The root a view with frame f and object basis p (NULL: none) holds, in *o (o->r -1 when there is none or it would
  * stay where it is). The Collada view holds it at the identity (Blender's Collada importer takes an armature object
- * above the bones only there; its children get G M, M its rest). The glTF view where the object nodes' axes turn
- * (skio_scene_object_basis) and the FBX view (whose plain roots stand anywhere) hold it where it stands, its own
- * axes turned like any object's: at G M p, its children's rest transforms and keys premultiplied by p^-1, so every
- * bone keeps its world and the armature object reads back with the source's rotation (session 75: the glTF view of
- * an FBX source's Rig read -90 degrees about X, every bone counter-turned in it; the FBX view held a Collada or glTF
- * rig's armature object at the identity, which Blender's FBX importer turned +90 degrees about X). */
+ * above the bones only there; its children get G M, M its rest), and with it the chain of armature objects below it
+ * (skio_scene_armature_chain_next; M their product, a uniform scale allowed: session 75, mover_rig's Rig under a
+ * moved, turned and scaled Mover, which Blender 3.4 read back right only with both at the identity). The glTF view
+ * where the object nodes' axes turn (skio_scene_object_basis) and the FBX view (whose plain roots stand anywhere) hold
+ * it where it stands, its own axes turned like any object's: at G M p, its children's rest transforms and keys
+ * premultiplied by p^-1, so every bone keeps its world and the armature object reads back with the source's rotation
+ * (session 75: the glTF view of an FBX source's Rig read -90 degrees about X, every bone counter-turned in it; the FBX
+ * view held a Collada or glTF rig's armature object at the identity, which Blender's FBX importer turned +90 degrees
+ * about X). */
 static void held_root(const skio_scene* s, const frame_map* f, hold_rule rule, const float* p, hold* o) {
   o->r = -1;
   skc_mat4_identity(o->at);
   const bool turn = rule == HOLD_FBX || (rule == HOLD_TURNED && p);
-  const int32_t r =
-      rule == HOLD_NONE || (rule == HOLD_TURNED && !p) ? -1 : skio_scene_armature_object_keyed_at_rest(s, -1);
+  const int32_t r = rule == HOLD_FIRST ? only_root(s->skeleton)
+                    : rule == HOLD_NONE || (rule == HOLD_TURNED && !p)
+                        ? -1
+                        : skio_scene_armature_object_keyed_at_rest(s, -1);
   if (r < 0) return;
-  float m[16], pinv[16];
+  float m[16], pinv[16], x[16];
   skc_mat4_mul(f->g, s->skeleton->rest_local + (size_t)r * 16, m);
   skc_mat4_identity(pinv);
+  o->last = r; /* the Collada view: the chain of armature objects below r too, their product with any uniform scale */
+  for (int32_t c; rule == HOLD_KEYED_AT_REST && (c = skio_scene_armature_chain_next(s, o->last)) >= 0; o->last = c) {
+    skc_mat4_mul(m, s->skeleton->rest_local + (size_t)c * 16, x);
+    memcpy(m, x, sizeof m);
+  }
   if (turn) {
     if (p)
       skc_mat4_mul(m, p, o->at);
     else
       memcpy(o->at, m, sizeof m);
     if ((p && !skc_mat4_inverse(p, pinv)) || !skc_mat4_is_rigid(m, 1e-5f) || !frame_map_of(pinv, &o->h)) return;
-  } else if (is_identity(m) || !skc_mat4_is_rigid(m, 1e-5f) || !frame_map_of(m, &o->h)) {
+  } else if ((o->last == r && is_identity(m)) || !frame_map_of(m, &o->h) ||
+             !skc_mat4_is_rigid(rule == HOLD_KEYED_AT_REST ? o->h.a : m, 1e-5f)) {
     return;
   }
   if (!skc_mat4_to_trs(o->at, &o->trs, 1e-5f)) return;
@@ -284,6 +321,8 @@ static int frame_objects(const skio_scene* s, const frame_map* f, const float* p
   return SKC_OK;
 }
 
+static const skc_trs identity_trs = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+
 static int frame_anims(const skio_scene* s, const frame_map* f, const hold* o, skio_scene* v, skc_err* err) {
   const int32_t held = o->r;
   const frame_map* h = &o->h;
@@ -301,12 +340,13 @@ static int frame_anims(const skio_scene* s, const frame_map* f, const hold* o, s
     for (uint32_t c = 0; c < sa->channel_count; ++c) {
       const skio_channel* sc = &sa->channels[c];
       if (sc->joint >= sk->joint_count) continue;
-      if ((int32_t)sc->joint == held) {
-        if (!held_channel(sc, &o->trs, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+      if (is_held(sk, o, sc->joint)) { /* the chain below the held root: at the identity, its keys too */
+        const skc_trs* at = (int32_t)sc->joint == held ? &o->trs : &identity_trs;
+        if (!held_channel(sc, at, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
         continue;
       }
       const bool root = skc_skeleton_is_root(sk, sc->joint);
-      const frame_map* by = root ? f : (held >= 0 && sk->parents[sc->joint] == held ? h : NULL);
+      const frame_map* by = root ? f : (held >= 0 && sk->parents[sc->joint] == o->last ? h : NULL);
       if (by && !frame_channel(sc, by, &ch[c])) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
     }
   }
@@ -394,6 +434,12 @@ int skio_scene_held_root_view(const skio_scene* s, skio_scene* v, skc_err* err) 
   float id[16];
   skc_mat4_identity(id);
   return view_with(s, id, HOLD_FBX, skio_scene_object_basis(s, false), v, err);
+}
+
+int skio_scene_root_baked_view(const skio_scene* s, skio_scene* v, skc_err* err) {
+  float id[16];
+  skc_mat4_identity(id);
+  return view_with(s, id, HOLD_FIRST, NULL, v, err);
 }
 
 /* ---- reading an FBX file's frame from Assimp's scene metadata --------------------------------------------------- */

@@ -534,9 +534,11 @@ int skio_scene_frame_view(const skio_scene* s, skio_scene* view, skc_err* err);
  * view (Blender's Collada importer reads the numbers of a Z_UP document as they are). hold_root: when the skeleton
  * has one root, with joints below it, that no mesh binds or weights and no clip moves but for keys that hold its rest
  * (a Blender rig's armature object; skio_scene_armature_object_keyed_at_rest: Blender's FBX exporter keys it so), and
- * post x G x its rest transform M is rigid and not the identity, that root is held at the identity, its clip keys
- * written as the identity (same times), and M goes to its children's rest transforms and clip keys instead: every
- * other joint's world is as without it, and the root can be written as a plain node (io/scene_export.c plain_roots).
+ * post x G x its rest transform M is a rotation times a uniform scale and not the identity, that root is held at the
+ * identity, its clip keys written as the identity (same times), and M goes to its children's rest transforms and clip
+ * keys instead: every other joint's world is as without it, and the root can be written as a plain node
+ * (io/scene_export.c plain_roots). The chain below it (skio_scene_armature_chain_next: mover_rig's Rig under Mover)
+ * is held with it, M the product of their rest transforms, given to the last one's children (session 75).
  * SKC_INVALID_ARGUMENT for a singular post. */
 int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hold_root, skio_scene* view, skc_err* err);
 /* s in its own frame (view->frame is s->frame): the Assimp FBX writer's view. Its armature object (the one root
@@ -545,6 +547,13 @@ int skio_scene_frame_view_to(const skio_scene* s, const float post[16], bool hol
  * premultiplied by p^-1, its keys M p); until session 75 an unkeyed one was held at the identity, which Blender's FBX
  * importer then turned 90 degrees about X. Released with skio_scene_frame_view_free. */
 int skio_scene_held_root_view(const skio_scene* s, skio_scene* view, skc_err* err);
+/* s in its own frame with joint 0, when it is the skeleton's one root and its rest transform M is rigid and not the
+ * identity, held at the identity and M given to its children's rest transforms and clip keys (held_channel's identity
+ * keys for any of its own): every joint's world but the root's is as in s, so that skio_scene_drop_root can then
+ * leave the root out of a scene whose clips move its children (a Collada file's visual scene holding the turn of its
+ * up axis above Blender's keyed armature object; io/scene_export.c collada_scene_root). Otherwise *view is *s.
+ * Released with skio_scene_frame_view_free. */
+int skio_scene_root_baked_view(const skio_scene* s, skio_scene* view, skc_err* err);
 /* Whether s's objects have Blender's own axes in their nodes (an FBX source written by Blender or skinkit, a scene
  * given a frame, a Collada source: Blender's FBX and Collada files leave each object's data in its Z-up axes), and
  * the basis p every view above postmultiplies onto the object nodes (unskinned meshes' node transforms N p - their
@@ -583,6 +592,12 @@ bool skio_joint_used(const skio_scene* s, uint32_t j);
 int32_t skio_scene_armature_object(const skio_scene* s, int32_t parent);
 /* The same with skio_joint_is_armature_object_keyed_at_rest for its test (the Collada view's held root). */
 int32_t skio_scene_armature_object_keyed_at_rest(const skio_scene* s, int32_t parent);
+/* The only child joint of joint p when it is an armature object too (skio_joint_is_armature_object_keyed_at_rest)
+ * named as one or as an importer's root (skio_chain_wrapper_name), else -1: the chain below a held root that the
+ * Collada view holds at the identity with it (io/scene_frame.c held_root) and writes as plain nodes (mover_rig's Rig
+ * under Mover, CesiumMan's Armature under Z_UP; session 75: Blender 3.4's Collada importer reads plain nodes above
+ * the bones right only at the identity). */
+int32_t skio_scene_armature_chain_next(const skio_scene* s, int32_t p);
 /* Whether joint r has joints below it and skio_joint_used is false for it (what Blender calls an armature object). */
 bool skio_joint_is_armature_object(const skio_scene* s, uint32_t r);
 /* The same where clip keys that only hold r's rest local transform do not count as moving it (the FBX writer's

@@ -988,6 +988,137 @@ START_TEST(armature_object_keyed_at_rest_is_a_plain_collada_node) {
 }
 END_TEST
 
+/* A rig under a moved node (mover_rig: empty "Mover" moved, turned and scaled 0.9 above the armature object "Rig",
+ * itself turned and scaled 1.2) is written to .dae as Blender 3.4's Collada importer reads it right: Mover and Rig
+ * plain NODEs at the identity, out of the skins' joint lists, their product carried by the root bone's rest and keys
+ * (scene_frame.c held_root). As JOINTs (before) Blender made one armature "Armature" with bones Mover and Rig; as
+ * NODEs keeping their matrices it placed the bones 1.2 off, and with Rig holding their product it played the clip up to
+ * 0.99 off (session 75). Read back, every bone's world and every mesh's posed box at five times of the clip is the
+ * source's. */
+START_TEST(rig_under_a_moved_node_is_plain_in_collada) {
+  static const char* const files[] = {"tests/data/mover_rig.glb", "tests/data/mover_rig.fbx"};
+  for (int f = 0; f < 2; ++f) {
+    skio_scene* s = scratch_read(data_path(files[f]));
+    scratch tmp;
+    scratch_open(&tmp);
+    const char* path = scratch_export(&tmp, s, "dae", true);
+    FILE* fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    static char xml[1 << 22];
+    const size_t n = fread(xml, 1, sizeof xml - 1, fp);
+    fclose(fp);
+    xml[n] = 0;
+    static const char* const want[] = {"<node id=\"Mover\" name=\"Mover\" type=\"NODE\">",
+                                       "<node id=\"Rig\" name=\"Rig\" type=\"NODE\">"};
+    for (int w = 0; w < 2; ++w) {
+      const char* at = strstr(xml, "<node id=\"Mover\"");
+      ck_assert_msg(strstr(xml, want[w]), "%s: no %s: %.400s", files[f], want[w], at ? at : "(no Mover)");
+    }
+    const char* list = strstr(xml, "-skin-joints-array\" count=\""); /* the skins list the bones alone */
+    ck_assert_msg(list && strstr(list, "\">root spine head") == strchr(list + 1, '>') - 1, "%s: skin joints %.200s",
+                  files[f], list ? list : "(none)");
+    skio_scene* back = scratch_read(path);
+    const float tol = 1e-4f * scene_diag(s);
+    const double d = s->anims[0].duration;
+    for (int k = 0; k <= 4; ++k) {
+      const double t = d * k / 4.0;
+      static const char* const bones[] = {"root", "spine", "head"};
+      for (int b = 0; b < 3; ++b) {
+        const float gap = world_gap(s, back, t, bones[b]);
+        ck_assert_msg(gap <= tol, "%s, t = %g: joint %s off by %g", files[f], t, bones[b], (double)gap);
+      }
+      for (uint32_t m = 0; m < s->mesh_count; ++m) {
+        float alo[3], ahi[3], best = INFINITY;
+        posed_box(s, &s->meshes[m], 0, t, alo, ahi);
+        for (uint32_t q = 0; q < back->mesh_count; ++q) {
+          float blo[3], bhi[3], g = 0.0f;
+          posed_box(back, &back->meshes[q], 0, t, blo, bhi);
+          for (int c = 0; c < 3; ++c) g = fmaxf(g, fmaxf(fabsf(alo[c] - blo[c]), fabsf(ahi[c] - bhi[c])));
+          best = fminf(best, g);
+        }
+        ck_assert_msg(best <= tol, "%s, t = %g: mesh %s moved by %g", files[f], t, s->meshes[m].name, (double)best);
+      }
+    }
+    skio_scene_destroy(back);
+    scratch_close(&tmp);
+    skio_scene_destroy(s);
+  }
+}
+END_TEST
+
+/* The joint names of s, each once, in a sorted comma-separated list (for the messages and equality). */
+static void joint_list(const skio_scene* s, char* out, size_t cap) {
+  out[0] = 0;
+  const uint32_t n = s->skeleton ? s->skeleton->joint_count : 0;
+  bool* done = calloc(n + 1, sizeof *done);
+  ck_assert_ptr_nonnull(done);
+  for (uint32_t k = 0; k < n; ++k) {
+    int32_t best = -1;
+    for (uint32_t j = 0; j < n; ++j)
+      if (!done[j] && (best < 0 || strcmp(s->skeleton->names[j], s->skeleton->names[best]) < 0)) best = (int32_t)j;
+    done[best] = true;
+    const size_t used = strlen(out);
+    snprintf(out + used, cap - used, "%s%s", k ? "," : "", s->skeleton->names[best]);
+  }
+  free(done);
+}
+
+/* A Blender FBX rig (walker_rig.fbx: the armature object keyed with its rest, as Blender's FBX exporter keys it)
+ * through .dae and back: the .dae's visual scene ("skinkit_root", which Assimp reads as the root joint holding the
+ * turn from Z up) is left out of the .fbx and .glb, its turn baked into the armature object's rest and keys, so the
+ * .fbx has the source's joints and the .dae written from it the first .dae's (session 74's chain audit: the .fbx
+ * kept a Model "skinkit_root" above the keyed armature, and every later .dae an identity node "skinkit_root#2").
+ * Every joint's world and every mesh's posed box at five times of the clip stay the source's. */
+START_TEST(fbx_dae_fbx_adds_no_node) {
+  skio_scene* src = scratch_read(data_path("tests/data/walker_rig.fbx"));
+  scratch tmp;
+  scratch_open(&tmp);
+  skio_scene* dae = scratch_read(scratch_export(&tmp, src, "dae", true));
+  skio_scene* fbx = scratch_read(scratch_export(&tmp, dae, "fbx", true));
+  skio_scene* glb = scratch_read(scratch_export(&tmp, dae, "glb", false));
+  skio_scene* dae2 = scratch_read(scratch_export(&tmp, fbx, "dae", true));
+  static char want[8192], got[8192];
+  joint_list(src, want, sizeof want);
+  joint_list(fbx, got, sizeof got);
+  ck_assert_msg(strcmp(want, got) == 0, "fbx -> dae -> fbx: joints %.400s, the source's %.400s", got, want);
+  joint_list(dae, want, sizeof want);
+  joint_list(dae2, got, sizeof got);
+  ck_assert_msg(strcmp(want, got) == 0, "the second .dae: joints %.400s, the first's %.400s", got, want);
+  ck_assert_int_lt(skc_skeleton_find(glb->skeleton, "skinkit_root"), 0);
+  const float tol = 1e-4f * scene_diag(src);
+  const double d = src->anims[0].duration;
+  const skio_scene* outs[3] = {fbx, glb, dae2};
+  for (int o = 0; o < 3; ++o)
+    for (int k = 0; k <= 4; ++k) {
+      const double t = d * k / 4.0;
+      for (uint32_t j = 0; j < src->skeleton->joint_count; ++j) {
+        const char* name = src->skeleton->names[j];
+        if (skc_skeleton_is_root(src->skeleton, j) || !strcmp(name, "Rig"))
+          continue; /* RootNode; Rig: o = 2 holds it */
+        const float gap = world_gap(src, outs[o], t, name);
+        ck_assert_msg(gap <= tol, "output %d, t = %g: joint %s off by %g", o, t, name, (double)gap);
+      }
+      for (uint32_t m = 0; o != 1 && m < src->mesh_count; ++m) { /* .glb: session 75's left item */
+        float alo[3], ahi[3], best = INFINITY;
+        posed_box(src, &src->meshes[m], 0, t, alo, ahi);
+        for (uint32_t q = 0; q < outs[o]->mesh_count; ++q) {
+          float blo[3], bhi[3], g = 0.0f;
+          posed_box(outs[o], &outs[o]->meshes[q], 0, t, blo, bhi);
+          for (int c = 0; c < 3; ++c) g = fmaxf(g, fmaxf(fabsf(alo[c] - blo[c]), fabsf(ahi[c] - bhi[c])));
+          best = fminf(best, g);
+        }
+        ck_assert_msg(best <= tol, "output %d, t = %g: mesh %s moved by %g", o, t, src->meshes[m].name, (double)best);
+      }
+    }
+  skio_scene_destroy(dae2);
+  skio_scene_destroy(glb);
+  skio_scene_destroy(fbx);
+  skio_scene_destroy(dae);
+  scratch_close(&tmp);
+  skio_scene_destroy(src);
+}
+END_TEST
+
 /* tests/data/keyed_root_prop.glb (make_keyed_root_prop.py): a keyed node "Mover" that no skin lists, above the skin's
  * joints, carries an unskinned box "Marker" (a ground marker on a root-motion node). Read as `convert` reads it, the
  * box hangs from Mover; in the .glb written whole, the .fbx and the .dae it must follow Mover through the clip
@@ -1556,6 +1687,8 @@ static Suite* suite(void) {
   tcase_add_test(tc, armature_object_stays_a_plain_node);
   tcase_add_test(tc, armature_object_keyed_at_rest_stays_a_plain_node);
   tcase_add_test(tc, armature_object_keyed_at_rest_is_a_plain_collada_node);
+  tcase_add_test(tc, fbx_dae_fbx_adds_no_node);
+  tcase_add_test(tc, rig_under_a_moved_node_is_plain_in_collada);
   tcase_add_test(tc, attachment_points_survive_every_writer);
   tcase_add_test(tc, mirrored_node_flips_winding_and_binds_to_its_joint);
   tcase_add_test(tc, blender_dae_skin_sits_where_blender_puts_it);
