@@ -72,6 +72,17 @@ static void node_local(const skio_gltf_doc* d, int32_t n, float m[16]) {
   skc_trs_to_mat4(&trs, m);
 }
 
+/* s written as dir/out.glb (dir: a mkdtemp template, path: 64 bytes) and loaded as a glTF document. */
+static skio_gltf_doc* export_glb(const skio_scene* s, char* dir, char* path) {
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, 64, "%s/out.glb", dir);
+  export_scene(s, path);
+  skio_gltf_doc* d = NULL;
+  skc_err err = {0};
+  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  return d;
+}
+
 static void node_world(const skio_gltf_doc* d, int32_t n, float w[16]) {
   node_local(d, n, w);
   for (int32_t p = node_parent(d, n); p >= 0; p = node_parent(d, p)) {
@@ -110,12 +121,7 @@ static void assert_origin(const skio_gltf_doc* d, int32_t n, const float want[3]
 START_TEST(glb_keeps_origins_and_bone_parents) {
   skio_scene* s = read_scene(skt_data("rigid_parts.fbx"));
   char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/out.glb", dir);
-  export_scene(s, path);
-  skio_gltf_doc* d = NULL;
-  skc_err err = {0};
-  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  skio_gltf_doc* d = export_glb(s, dir, path);
   const int32_t gauntlet = node_named(d, "Gauntlet"), prop = node_named(d, "Prop");
   const int32_t hand = node_named(d, "hand"), rig = node_named(d, "Rig");
   ck_assert(gauntlet >= 0 && prop >= 0 && hand >= 0 && rig >= 0);
@@ -421,12 +427,7 @@ END_TEST
 START_TEST(glb_nodes_are_trs_and_a_mirror_is_a_negative_scale) {
   skio_scene* s = read_scene(skt_data("mirrored_props.fbx"));
   char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/out.glb", dir);
-  export_scene(s, path);
-  skio_gltf_doc* d = NULL;
-  skc_err err = {0};
-  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  skio_gltf_doc* d = export_glb(s, dir, path);
   for (uint32_t n = 0; skio_gltf_item(d, "nodes", n) >= 0; ++n) {
     float m[16];
     skc_trs trs;
@@ -548,12 +549,7 @@ START_TEST(glb_objects_keep_blenders_axes) {
     ck_assert_msg(skio_scene_add_object(s, &o, 0.0, NULL, &err) == SKC_OK, "%.400s", err.message);
   }
   char dir[] = "/tmp/skt_pivot_XXXXXX", path[64];
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/out.glb", dir);
-  export_scene(s, path);
-  skio_gltf_doc* d = NULL;
-  skc_err err = {0};
-  ck_assert_msg(skio_gltf_doc_load(path, &d, &err) == SKC_OK, "%.400s", err.message);
+  skio_gltf_doc* d = export_glb(s, dir, path);
   float w[16];
   if (_i == 0) {
     const int32_t prop = node_named(d, "Prop"), rig = node_named(d, "Rig"), gauntlet = node_named(d, "Gauntlet");

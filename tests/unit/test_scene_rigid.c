@@ -931,6 +931,21 @@ static float world_gap(const skio_scene* a, const skio_scene* b, double t, const
   return skc_mat4_max_abs_diff(xa, xb);
 }
 
+/* Every mesh of s posed at time t (clip 0) has a mesh of back whose posed box is within tol of its own. */
+static void assert_meshes_in_place(const skio_scene* s, const skio_scene* back, double t, float tol, const char* what) {
+  for (uint32_t m = 0; m < s->mesh_count; ++m) {
+    float alo[3], ahi[3], best = INFINITY;
+    posed_box(s, &s->meshes[m], 0, t, alo, ahi);
+    for (uint32_t q = 0; q < back->mesh_count; ++q) {
+      float blo[3], bhi[3], g = 0.0f;
+      posed_box(back, &back->meshes[q], 0, t, blo, bhi);
+      for (int c = 0; c < 3; ++c) g = fmaxf(g, fmaxf(fabsf(alo[c] - blo[c]), fabsf(ahi[c] - bhi[c])));
+      best = fminf(best, g);
+    }
+    ck_assert_msg(best <= tol, "%s, t = %g: mesh %s moved by %g", what, t, s->meshes[m].name, (double)best);
+  }
+}
+
 /* A Blender rig's armature object keyed with its rest in every clip (walker_rig.fbx: Blender's FBX exporter keys it
  * so; walker_posed.glb, `convert`'s glTF of it, keys its node so) is a plain node of the .dae too, not a weightless
  * bone: as a bone, Blender 3.4's Collada importer made armature "Armature" with an extra bone "Rig" (session 73's
@@ -969,17 +984,7 @@ START_TEST(armature_object_keyed_at_rest_is_a_plain_collada_node) {
         const float gap = world_gap(s, back, t, name);
         ck_assert_msg(gap <= tol, "%s, t = %g: joint %s off by %g", files[f], t, name, (double)gap);
       }
-      for (uint32_t m = 0; m < s->mesh_count; ++m) {
-        float alo[3], ahi[3], best = INFINITY;
-        posed_box(s, &s->meshes[m], 0, t, alo, ahi);
-        for (uint32_t q = 0; q < back->mesh_count; ++q) {
-          float blo[3], bhi[3], g = 0.0f;
-          posed_box(back, &back->meshes[q], 0, t, blo, bhi);
-          for (int c = 0; c < 3; ++c) g = fmaxf(g, fmaxf(fabsf(alo[c] - blo[c]), fabsf(ahi[c] - bhi[c])));
-          best = fminf(best, g);
-        }
-        ck_assert_msg(best <= tol, "%s, t = %g: mesh %s moved by %g", files[f], t, s->meshes[m].name, (double)best);
-      }
+      assert_meshes_in_place(s, back, t, tol, files[f]);
     }
     skio_scene_destroy(back);
     scratch_close(&tmp);
@@ -1027,17 +1032,7 @@ START_TEST(rig_under_a_moved_node_is_plain_in_collada) {
         const float gap = world_gap(s, back, t, bones[b]);
         ck_assert_msg(gap <= tol, "%s, t = %g: joint %s off by %g", files[f], t, bones[b], (double)gap);
       }
-      for (uint32_t m = 0; m < s->mesh_count; ++m) {
-        float alo[3], ahi[3], best = INFINITY;
-        posed_box(s, &s->meshes[m], 0, t, alo, ahi);
-        for (uint32_t q = 0; q < back->mesh_count; ++q) {
-          float blo[3], bhi[3], g = 0.0f;
-          posed_box(back, &back->meshes[q], 0, t, blo, bhi);
-          for (int c = 0; c < 3; ++c) g = fmaxf(g, fmaxf(fabsf(alo[c] - blo[c]), fabsf(ahi[c] - bhi[c])));
-          best = fminf(best, g);
-        }
-        ck_assert_msg(best <= tol, "%s, t = %g: mesh %s moved by %g", files[f], t, s->meshes[m].name, (double)best);
-      }
+      assert_meshes_in_place(s, back, t, tol, files[f]);
     }
     skio_scene_destroy(back);
     scratch_close(&tmp);
