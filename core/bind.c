@@ -52,42 +52,6 @@ void skc_bind_cands_offer(skc_bind_cands* c, size_t v, uint32_t joint, float w) 
   if (n < s) c->count[v] = n + 1;
 }
 
-static uint32_t pos_bits(float x) {
-  uint32_t u;
-  if (x == 0.0f) x = 0.0f; /* -0 and +0 are the same position */
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-
-int skc_bind_weld(const float* p, size_t n, uint32_t* rep) {
-  for (size_t v = 0; v < n; ++v) rep[v] = (uint32_t)v;
-  size_t cap = 16;
-  while (cap < 2 * n) cap *= 2;
-  uint32_t* table = skc_malloc_big(cap * sizeof *table);
-  if (!table) return SKC_OUT_OF_MEMORY;
-  memset(table, 0xff, cap * sizeof *table);
-  for (size_t v = 0; v < n; ++v) {
-    uint32_t x = pos_bits(p[3 * v]), y = pos_bits(p[3 * v + 1]), z = pos_bits(p[3 * v + 2]);
-    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)z * 0x165667B19E3779F9ull;
-    h ^= h >> 29;
-    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
-      uint32_t o = table[i];
-      if (o == UINT32_MAX) {
-        table[i] = (uint32_t)v;
-        break;
-      }
-      if (pos_bits(p[3 * (size_t)o]) == x && pos_bits(p[3 * (size_t)o + 1]) == y &&
-          pos_bits(p[3 * (size_t)o + 2]) == z) {
-        rep[v] = o;
-        break;
-      }
-    }
-  }
-  free(table);
-  return SKC_OK;
-}
-
 /* An edge of a triangle t by its vertices (lower << 32 | higher). */
 typedef struct tri_edge {
   uint64_t key;

@@ -28,7 +28,7 @@ typedef struct body_ctx {
   skc_tri_bvh tree;
   uint32_t* src;  /* 3 * src_count: the triangles whose corners the heat weighted */
   size_t src_count;
-  uint32_t* part; /* vertex_count: union-find over the fallback vertices (triangles, identical positions) */
+  uint32_t* part; /* vertex_count: union-find over the fallback vertices (triangles, welded copies) */
   float* centre;  /* 3 * vertex_count: a part's centroid, at its root's index */
   uint8_t* small; /* vertex_count: at a part's root: the part is small */
 } body_ctx;
@@ -63,7 +63,7 @@ static size_t collect_sources(body_ctx* c) {
   return fallback;
 }
 
-/* Parts of the fallback vertices: joined by triangles and by identical positions (seams split no part). */
+/* Parts of the fallback vertices: joined by triangles and by welded copies (skc_bind_weld: seams split no part). */
 static int find_parts(body_ctx* c, skc_err* err) {
   const skc_bind_desc* d = c->d;
   size_t n = d->vertex_count;

@@ -8,7 +8,7 @@
  * thin bone does not take the vertices of a thick neighbour that lie closer to its axis. The best scores of each
  * vertex (relative to its best one) are blended, faded out by a smoothstep window on x_j / x_best from 1 to
  * falloff_cutoff (x = d / r) so that far capsules add nothing, then a few uniform Laplacian passes over the edges
- * of the welded mesh (vertices at identical positions joined, so seams and flat shading keep identical weights)
+ * of the welded mesh (copies of a vertex joined, skc_bind_weld, so seams and flat shading keep identical weights)
  * smooth the blend (w <- (1 - f) w + f mean of the neighbours, f = 1/2). Distances only enter as ratios, so the
  * result does not depend on the mesh scale. The common pass in bind.c prunes, limits and normalizes.
  */
@@ -176,43 +176,12 @@ static void smooth_vertex(const skc_adjacency* adj, const skc_bind_cands* src, s
   normalize_list(dst, v);
 }
 
-typedef struct weld_key {
-  float x, y, z;
-  uint32_t v;
-} weld_key;
-
-static int weld_cmp(const void* a, const void* b) {
-  const weld_key* p = a;
-  const weld_key* q = b;
-  if (p->x != q->x) return p->x < q->x ? -1 : 1;
-  if (p->y != q->y) return p->y < q->y ? -1 : 1;
-  if (p->z != q->z) return p->z < q->z ? -1 : 1;
-  return p->v < q->v ? -1 : (p->v > q->v);
-}
-
-/* rep[v] = the lowest-index vertex at v's exact position (UV seams, flat shading, split caps). */
-static int weld(const skc_bind_desc* d, uint32_t* rep) {
-  size_t n = d->vertex_count;
-  weld_key* k = malloc(n * sizeof *k);
-  if (!k) return 1;
-  for (size_t v = 0; v < n; ++v) k[v] = (weld_key){d->positions[3 * v], d->positions[3 * v + 1],
-                                                   d->positions[3 * v + 2], (uint32_t)v};
-  qsort(k, n, sizeof *k, weld_cmp);
-  uint32_t first = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (i == 0 || k[i].x != k[i - 1].x || k[i].y != k[i - 1].y || k[i].z != k[i - 1].z) first = k[i].v;
-    rep[k[i].v] = first; /* sorted by index within equal positions: first is the lowest */
-  }
-  free(k);
-  return 0;
-}
-
-/* Smoothing over the edges of the welded mesh, so that vertices at one position keep identical weights. */
+/* Smoothing over the edges of the welded mesh (skc_bind_weld), so that copies of a vertex keep identical weights. */
 static int smooth(const skc_bind_desc* d, skc_bind_cands* c, skc_err* err) {
   const size_t n = d->vertex_count, nt = d->triangle_count;
   uint32_t* rep = malloc(n * sizeof *rep);
   uint32_t* tri = malloc(3 * nt * sizeof *tri);
-  if (!rep || !tri || weld(d, rep)) {
+  if (!rep || !tri || skc_bind_weld(d->positions, n, rep)) {
     free(rep);
     free(tri);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "bind (capsule): out of memory for %zu vertices", n);

@@ -6,7 +6,7 @@
  * the K nearest of every node on its shortest path, so one search serves all bones - and the vertex blends them by
  * inverse graph distance with the smooth relative cutoff of the nearest-bone method.
  *
- * The graph: the welded vertices (identical positions joined) with the mesh's own edges, plus the edges of a 3-D
+ * The graph: the welded vertices (copies joined, skc_bind_weld) with the mesh's own edges, plus the edges of a 3-D
  * Delaunay tetrahedralization (qhull, reentrant libqhull_r, "d Qt Qbb Qz") of a sample of the vertices and of the
  * bone sample points. The vertex sample is all welded vertices up to DEL_TARGET_SAMPLES, else one vertex per cell
  * of a grid (per connected part, so every part keeps one; the vertex nearest the cell's centroid) whose cell size

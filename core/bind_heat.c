@@ -19,11 +19,11 @@
  * (CHOLMOD, AMD order; supernodal when it does more than HEAT_SUPERNODAL_SWITCH flops per entry of the factor,
  * simplicial below) serves every bone; the matrix is assembled in compressed columns straight from the triangles,
  * and its ordering and symbolic analysis run on one core while the BVH is built on the other (the pattern does not
- * depend on the heat); the right-hand sides are solved in two halves on two threads. Vertices at identical positions
- * are welded for the Laplacian (hash of the exact coordinates), so UV seams and split caps do not split the heat. A
- * component that no bone sees is weighted by nearest bone instead: rigidly by its centroid when it is small (under
- * 5% of the mesh size: buttons, eyes), per vertex otherwise; vertices the heat leaves empty also get per-vertex
- * nearest weights (blended for robust, the one nearest bone for heat, as Blender).
+ * depend on the heat); the right-hand sides are solved in two halves on two threads. Copies of a vertex (closer
+ * than the rounding or a gap in the mesh's own pairs, skc_bind_weld_surfaces) are welded for the Laplacian, so UV seams
+ * and split caps do not split the heat. A component that no bone sees is weighted by nearest bone instead: rigidly by
+ * its centroid when it is small (under 5% of the mesh size: buttons, eyes), per vertex otherwise; vertices the heat
+ * leaves empty also get per-vertex nearest weights (blended for robust, the one nearest bone for heat, as Blender).
  */
 #include <limits.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* bind_robust.c - binding that never leaves a vertex unweighted.
  *
- * Bone heat with every fallback enabled: identical positions welded, components that no bone sees and vertices
+ * Bone heat with every fallback enabled: copies of a vertex welded, components that no bone sees and vertices
  * the heat leaves empty weighted by nearest bone, a system that is not positive definite (degenerate or
  * self-overlapping triangles give negative cotangent weights) retried with clamped non-negative cotangents,
  * and if that fails too (or the mesh is beyond the solver's limits) nearest bone for the whole mesh. Then what

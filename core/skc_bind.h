@@ -37,7 +37,7 @@ typedef struct skc_bind_desc {
   float falloff_cutoff; /* > 1: bones farther than cutoff * nearest distance get nothing */
   /* heat */
   float heat_scale; /* c > 0 */
-  int no_weld;      /* 1 = do not join vertices at identical positions for the Laplacian */
+  int no_weld;      /* 1 = do not join copies of a vertex (skc_bind_weld) for the Laplacian */
   /* capsule */
   const float* capsule_radii; /* joint_count, > 0 given, 0 = estimated; NULL = all estimated */
   uint32_t smooth_iterations; /* smoothing passes over mesh edges (0 = none) */
@@ -158,7 +158,9 @@ static inline double skc_seg_dist2(const double p[3], const double a[3], const d
 }
 /* True when joint j receives new weights (deform and not locked). */
 int skc_bind_joint_active(const skc_bind_desc* d, uint32_t j);
-/* rep[v] = the lowest vertex index at v's exact position (bit patterns, -0 = +0; one pass over a hash table).
+/* rep[v] = the lowest vertex index of v's cluster: positions chained by steps within a tolerance (identical ones,
+ * -0 = +0, always; closer than the coordinates' rounding always; above, the middle of the widest stretch without a
+ * pair up to 2^-16 of the mesh's size), so that the clusters stay when the mesh is moved (bind_weld.c).
  * SKC_OUT_OF_MEMORY or SKC_OK. */
 int skc_bind_weld(const float* positions, size_t n, uint32_t* rep);
 /* skc_bind_weld for a surface's Laplacian, without joining shells that only touch (fingers side by side, a plate on a

@@ -1759,7 +1759,7 @@ typedef struct sk_bind_desc {
   float falloff_power;        /* nearest: weight ~ 1 / distance^power (0 = 4) */
   float falloff_cutoff;       /* nearest: bones farther than cutoff * the nearest distance get 0 (0 = 1.5, > 1) */
   float heat_scale;           /* heat: c in H = c / d^2 (0 = 1) */
-  uint32_t no_weld;           /* heat: 1 = do not weld vertices at identical positions */
+  uint32_t no_weld;           /* heat: 1 = do not weld copies of a vertex (UV seams, rounding-level copies) */
   uint32_t bone_space;        /* with a skeleton: sk_bone_space (0 = SK_BONE_SPACE_BIND) */
   const float* capsule_radii; /* capsule: joint_count radii; > 0 = given, 0 = estimate from the mesh; NULL = all
                                  estimated (negative or non-finite: SK_ERR_INVALID_ARGUMENT) */

@@ -460,6 +460,59 @@ static float weights_apart(const sk_skin* a, const sk_skin* b, size_t nv, uint32
   return worst;
 }
 
+/* skt_bind_cylinder's tube cut in two at its ring nearest x = 1: the ring's vertices copied (at the end of m.pos,
+ * each moved by `off` along y) and the triangles beyond the ring moved onto the copies. Returns the first copy. */
+static size_t cut_tube(skt_bind_mesh* m, float off) {
+  float mid = 0.0f;
+  for (size_t v = 0; v < m->nv; ++v)
+    if (fabsf(m->pos[3 * v] - 1.0f) < fabsf(mid - 1.0f)) mid = m->pos[3 * v];
+  uint32_t* copy = malloc(m->nv * sizeof *copy);
+  ck_assert_ptr_nonnull(copy);
+  const size_t first = m->nv;
+  for (size_t v = 0; v < first; ++v) {
+    copy[v] = (uint32_t)v;
+    if (m->pos[3 * v] != mid) continue;
+    copy[v] = (uint32_t)m->nv;
+    for (int k = 0; k < 3; ++k) m->pos[3 * m->nv + (size_t)k] = m->pos[3 * v + (size_t)k] + (k == 1 ? off : 0.0f);
+    m->nv++;
+  }
+  ck_assert_uint_gt(m->nv, first);
+  for (size_t t = 0; t < m->nt; ++t) {
+    uint32_t* tv = m->tri + 3 * t;
+    if (m->pos[3 * tv[0]] + m->pos[3 * tv[1]] + m->pos[3 * tv[2]] > 3.0f * mid)
+      for (int k = 0; k < 3; ++k) tv[k] = copy[tv[k]];
+  }
+  free(copy);
+  return first;
+}
+
+START_TEST(copies_a_rounding_apart_weld_as_identical_ones) {
+  /* A tube cut in two whose cut's copies lie 2e-7 apart (the rounding of a float at a few units) binds as the tube
+   * whose copies are identical, by every method: CesiumMan_subdiv2's subdivision left 480 such pairs, which moved by
+   * (5, 3, 1) became identical, joined two of its parts and bound up to 0.43 apart (29,405 vertices) before session
+   * 76 welded copies within 1e-5 of the mesh's size (docs/bind.md "Session 76: copies a rounding apart"). */
+  skt_bind_mesh same = skt_bind_cylinder(20, 32, 4), near = skt_bind_cylinder(20, 32, 4);
+  const size_t first = cut_tube(&same, 0.0f);
+  ck_assert_uint_eq(cut_tube(&near, 2e-7f), first);
+  ck_assert_float_ne(near.pos[3 * first + 1], same.pos[3 * first + 1]);
+  for (int method = 0; method < 5; ++method) {
+    sk_skin* a = skt_new_skin(same.nv, 4);
+    sk_skin* b = skt_new_skin(near.nv, 4);
+    sk_bind_desc da = skt_bind_desc_for(&same, (sk_bind_method)method), db = skt_bind_desc_for(&near, method);
+    sk_error err;
+    ck_assert_msg(sk_bind(&da, a, NULL, &err) == SK_OK, "%.400s", err.message);
+    ck_assert_msg(sk_bind(&db, b, NULL, &err) == SK_OK, "%.400s", err.message);
+    const float apart = weights_apart(a, b, same.nv, 4);
+    ck_assert_msg(apart <= 1e-4f, "method %d: the cut 2e-7 apart binds %g off the cut of identical copies", method,
+                  (double)apart);
+    sk_skin_destroy(a);
+    sk_skin_destroy(b);
+  }
+  skt_bind_mesh_free(&same);
+  skt_bind_mesh_free(&near);
+}
+END_TEST
+
 START_TEST(translation_invariance) {
   /* A character and its armature moved together bind alike, by every method: moved to (100, -50, 25) (its floats
    * rounded there: within 1e-3), 64 x larger (exact: 1e-5), and its rest pose moved to (1000, -500, 250) while the
@@ -847,6 +900,7 @@ static Suite* suite(void) {
   tcase_add_test(t, corner_split_mesh_with_turned_faces_binds_as_one_surface);
   tcase_add_test(t, scale_invariance);
   tcase_add_test(t, translation_invariance);
+  tcase_add_test(t, copies_a_rounding_apart_weld_as_identical_ones);
   tcase_add_test(t, bones_outside_the_mesh);
   tcase_add_test(t, skeleton_bones_match_explicit_segments);
   tcase_add_test(t, deform_mask_locks_and_vertex_mask);
