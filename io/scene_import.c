@@ -94,6 +94,9 @@ typedef struct builder {
   uint32_t tips_refused; /* tips not along their bone's +Y axis: not taken (noted) */
   uint32_t plain_count;
   size_t dae_n;
+  /* a .dae's skinned meshes (16 per Assimp mesh, NULL for other files): what Assimp's bone offsets carry beyond the
+   * inverse binds, the bind shape matrix BSM (Blender's files: P BSM, skin_place), for their bind_world */
+  float* dae_bind_shape;
   int32_t* object_of; /* per flat node: its object (skio_scene.objects) or -1; NULL before read_objects */
   /* the source file's bytes, read once for the FBX fixes Assimp needs (geometric transforms, orthographic cameras,
    * clip starts: source_bytes) and freed at the end of the import */
@@ -1084,12 +1087,33 @@ static bool keyed_holder(const builder* b, int32_t i) {
   return false;
 }
 
+/* A Collada skin's bind_world (skio_mesh_bind_to_world), when its joints' rest pose is not its bind pose up to one
+ * transform (a scene saved in a pose: a .dae of walker_rig.fbx). Assimp's bone offsets are IB BSM, the inverse binds
+ * in the document's world (the world of the root node, which holds the turn of its up axis) and the bind shape after
+ * them, so the bind pose of joint j is R IB(j)^-1 = R BSM offset(j)^-1: X = R BSM, R the root's transform. Without
+ * it the writers took the top bound joint's rest for the bind (skio_mesh_top_rest_to_bind) and put the whole bind pose
+ * where the file's pose has its root: walker_rig.fbx -> .dae -> .glb or .fbx came into Blender 0.23 off at rest
+ * (session 76). */
+static void collada_bind_world(const builder* b, uint32_t m) {
+  skio_mesh* me = &b->out->meshes[m];
+  if (!b->dae_bind_shape || !me->skin || !b->node_count || m >= b->ai->mNumMeshes || skio_mesh_rest_is_bind(b->out, me))
+    return;
+  float root[16];
+  skio_mat_from_ai(&b->nodes[0].node->mTransformation.a1, root);
+  skc_mat4_mul(root, b->dae_bind_shape + (size_t)m * 16, me->bind_world);
+  me->bind_world_set = true;
+}
+
 /* Each mesh without a skin at the world place of the first node that instances it (skio_mesh_place); an FBX
- * file's skinned meshes note that place as their bind_world (the space of Assimp's offsets). */
+ * file's skinned meshes note that place as their bind_world (the space of Assimp's offsets), a Collada file's their
+ * bind shape's (collada_bind_world). */
 static int place_meshes(builder* b, skc_err* err) {
   const bool fbx = has_extension(b->path, ".fbx");
   for (uint32_t m = 0; m < b->out->mesh_count; ++m) {
-    if (b->out->meshes[m].skin && !fbx) continue;
+    if (b->out->meshes[m].skin && !fbx) {
+      collada_bind_world(b, m);
+      continue;
+    }
     for (uint32_t i = 0; i < b->node_count; ++i) {
       const struct aiNode* n = b->nodes[i].node;
       bool uses = false;
@@ -1961,6 +1985,24 @@ static bool armature_moved(const builder* b, const struct aiMesh* am, const floa
   return true;
 }
 
+/* The entry of pl for the skin instanced by flat node at (-1: none), or NULL. */
+static const skio_dae_skin_place* skin_place_of(const builder* b, int32_t at, const skio_dae_places* pl) {
+  for (uint32_t q = 0; at >= 0 && q < pl->skin_count; ++q)
+    if (!strcmp(pl->skins[q].node_id, b->nodes[at].node->mName.data)) return &pl->skins[q];
+  return NULL;
+}
+
+/* Mesh m's bind shape matrix into b->dae_bind_shape (the identity without skin or entry). */
+static void bind_shape_of(builder* b, unsigned m, const skio_dae_places* pl) {
+  const struct aiMesh* am = b->ai->mMeshes[m];
+  const skio_dae_skin_place* sp = skin_place_of(b, am && am->mNumBones && pl->skin_count ? mesh_node(b, m) : -1, pl);
+  float* out = b->dae_bind_shape + (size_t)m * 16;
+  if (sp)
+    memcpy(out, sp->bsm, sizeof sp->bsm);
+  else
+    skc_mat4_identity(out);
+}
+
 /* Mesh m's skin as Blender places it (blender_collada_places): its offsets times BSM^-1 P BSM, P the world of the
  * mesh's parent at the bind (the armature object's move since then taken out: armature_moved). With P as it is now,
  * a move of the armature object after the bind moved the skinned meshes twice (Blender's importer, which binds at
@@ -1968,9 +2010,7 @@ static bool armature_moved(const builder* b, const struct aiMesh* am, const floa
 static void skin_place(builder* b, unsigned m, const skio_dae_places* pl) {
   const struct aiMesh* am = b->ai->mMeshes[m];
   const int32_t at = am && am->mNumBones ? mesh_node(b, m) : -1;
-  const skio_dae_skin_place* sp = NULL;
-  for (uint32_t q = 0; at >= 0 && q < pl->skin_count && !sp; ++q)
-    if (!strcmp(pl->skins[q].node_id, b->nodes[at].node->mName.data)) sp = &pl->skins[q];
+  const skio_dae_skin_place* sp = skin_place_of(b, at, pl);
   float p[16], id[16], inv[16], c[16];
   skc_mat4_identity(id);
   if (!sp || sp->node_moves || !skc_mat4_inverse(sp->bsm, inv)) return;
@@ -1981,6 +2021,7 @@ static void skin_place(builder* b, unsigned m, const skio_dae_places* pl) {
   skc_mat4_mul(inv, p, c);
   skc_mat4_mul(c, sp->bsm, c);
   offsets_times(am, c);
+  skc_mat4_mul(p, sp->bsm, b->dae_bind_shape + (size_t)m * 16); /* offsets IB P BSM */
 }
 
 /* A Collada file Blender wrote, placed as Blender places it. Blender writes a skin's bind shape matrix relative to
@@ -1991,17 +2032,22 @@ static void skin_place(builder* b, unsigned m, const skio_dae_places* pl) {
  * whose instancing node has no transform of its own but sits under nodes that have one (P) gets the offsets inverse
  * bind x P x bind shape = offset x (BSM^-1 P BSM), and a node parented to a bone moves to the bone's tail
  * (bone_child_places): every reader of the scene then sees them where Blender does. Other writers' files are read by
- * the specification's formula, as before. 0, or SKC_OUT_OF_MEMORY. */
+ * the specification's formula, as before. Every Collada file's skins also note what their offsets carry beyond the
+ * inverse binds (b->dae_bind_shape, for collada_bind_world). 0, or SKC_OUT_OF_MEMORY. */
 static int blender_collada_places(builder* b, skc_err* err) {
   if (!b->dae_text) return SKC_OK;
   skio_dae_places pl;
   int rc = skio_dae_read_places(b->dae_text, b->dae_n, &pl, err);
-  if (rc || !pl.blender) {
-    if (!rc) skio_dae_free_places(&pl);
-    return rc;
+  if (rc) return rc;
+  if (!(b->dae_bind_shape = malloc(((size_t)b->ai->mNumMeshes + 1) * 16 * sizeof *b->dae_bind_shape))) {
+    skio_dae_free_places(&pl);
+    return skc_fail(err, SKC_OUT_OF_MEMORY, "%s: out of memory", b->path);
   }
-  bone_child_places(b, &pl);
-  for (unsigned m = 0; m < b->ai->mNumMeshes; ++m) skin_place(b, m, &pl);
+  for (unsigned m = 0; m < b->ai->mNumMeshes; ++m) bind_shape_of(b, m, &pl);
+  if (pl.blender) {
+    bone_child_places(b, &pl);
+    for (unsigned m = 0; m < b->ai->mNumMeshes; ++m) skin_place(b, m, &pl);
+  }
   skio_dae_free_places(&pl);
   return SKC_OK;
 }
@@ -2284,6 +2330,7 @@ static void free_builder(builder* b) {
   free(b->src);
   free(b->keyed_mesh);
   free(b->dae_text);
+  free(b->dae_bind_shape);
   free(b->nodes);
   free(b->orphans);
   free(b->object_of);

@@ -74,8 +74,10 @@ typedef struct skio_mesh {
    * declares for joint j (its cluster's TransformLink) even when the file's rest pose is another (a scene saved in an
    * animated frame). A skinned mesh of a glTF file whose rest pose is not its bind pose up to one transform
    * (skio_mesh_rest_is_bind): the world transform of its skin's armature node, the space Blender's glTF importer
-   * takes the inverse binds relative to (gltf_import.c). bind_world_set false otherwise. See
-   * skio_mesh_bind_to_world. */
+   * takes the inverse binds relative to (gltf_import.c). A skinned mesh of a Collada file whose rest pose is not its
+   * bind pose up to one transform: the root node's transform times the skin's bind shape matrix (Blender's files: P x
+   * BSM, scene_import.c skin_place), since Assimp's offsets are IB x that with IB in the document's world
+   * (scene_import.c collada_bind_world). bind_world_set false otherwise. See skio_mesh_bind_to_world. */
   float bind_world[16];
   bool bind_world_set;
   /* Parts: glTF primitives of one mesh that draw this vertex set (the same attribute accessors: three.js's exporter
@@ -632,10 +634,11 @@ bool skio_mesh_top_rest_to_bind(const skio_scene* s, const skio_mesh* m, float x
 /* The same over the whole scene: the first joint some mesh binds, with the skeleton's inverse binds (the Collada
  * writer's one skin per joint). */
 bool skio_scene_top_rest_to_bind(const skio_scene* s, float x[16]);
-/* X = the mesh's bind_world (set for FBX skins: the file's bind pose is X IB(j)^-1), when finite and invertible (it
- * may be the identity): where skio_mesh_rest_to_bind has no single matrix, written in that space the mesh and its
- * joints keep the bind pose the file declares, the pose Blender's FBX importer builds the armature from (the top
- * bound joint's rest instead moved a Blender FBX export saved at frame 1 of a walk 3.5 cm away from it). */
+/* X = the mesh's bind_world (set for FBX skins, and posed glTF and Collada skins: the file's bind pose is X IB(j)^-1),
+ * when finite and invertible (it may be the identity): where skio_mesh_rest_to_bind has no single matrix, written in
+ * that space the mesh and its joints keep the bind pose the file declares, the pose Blender's FBX importer builds the
+ * armature from (the top bound joint's rest instead moved a Blender FBX export saved at frame 1 of a walk 3.5 cm away
+ * from it). */
 bool skio_mesh_bind_to_world(const skio_mesh* m, float x[16]);
 /* The same for the skeleton's inverse binds, which the Collada writer gives every mesh (one skin per joint, each mesh
  * moved by its inverse binds' difference from them): X = bind_world IB_mesh(j)^-1 IB(j) of each skinned mesh's first

@@ -628,9 +628,12 @@ SK_API sk_result sk_scene_mesh_set_parent_joint(sk_scene* scene, uint32_t mesh, 
  * in. Since 1.21 too (library 1.21.1), for a skinned mesh of a glTF file whose node transforms are not its bind pose
  * up to one transform and whose skin names its "skeleton" node (or whose joints hang from the scene root): the world
  * transform of the skin's armature node (that node, or its parent when it is a joint), which Blender's glTF importer
- * takes the inverse binds to be relative to. SK_ERR_NOT_FOUND when the reader noted none (other formats and cases, an
- * unskinned mesh, a scene built with sk_scene_create) or sk_scene_mesh_set_skin gave the mesh other inverse binds,
- * SK_ERR_OUT_OF_RANGE for a mesh past the last, SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
+ * takes the inverse binds to be relative to. Since session 76 (the release after 1.27.1), for a skinned mesh of a
+ * Collada file whose node transforms are not its bind pose up to one transform: the root node's transform (the
+ * document's up axis) times the skin's bind shape matrix, the space of Assimp's offsets. SK_ERR_NOT_FOUND when the
+ * reader noted none (other formats and cases, an unskinned mesh, a scene built with sk_scene_create) or
+ * sk_scene_mesh_set_skin gave the mesh other inverse binds, SK_ERR_OUT_OF_RANGE for a mesh past the last,
+ * SK_ERR_INVALID_ARGUMENT for a NULL scene or out. */
 SK_API sk_result sk_scene_mesh_bind_world(const sk_scene* scene, uint32_t mesh, float out[16], sk_error* err);
 /* ABI 1.27: the node transform N of a mesh without a skin in its file, or of a rigid attachment whose skin is still
  * the reader's one-joint skin (column-major, in the scene's space like sk_scene_mesh_positions): the transform the

@@ -557,8 +557,12 @@ def test_import_saved_pose_keeps_the_bind_pose():
     the bones were built from the hips' saved pose and the body sat 0.19 of its size away at rest. The same for the
     glTF files of such a scene against Blender's glTF importer: walker_posed.glb (its skins name their skeleton: the
     bind world is the armature node's; 0.17 away at rest before session 53) and walker_current.glb (Blender's
-    current-frame export, no skeleton named: the root bone binds at its pose)."""
+    current-frame export, no skeleton named: the root bone binds at its pose). And walker_rig.fbx written as .dae by
+    the library, against Blender's FBX import of the source (session 76: the .dae's reader noted no bind world, and the
+    bones were built from the hips' saved pose again, the body 0.23 away at rest)."""
     import numpy as np
+
+    from skinkit import api
 
     def seen(frame):
         arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
@@ -572,16 +576,24 @@ def test_import_saved_pose_keeps_the_bind_pose():
         heads = {b.name: mw[:3, :3] @ np.array(b.head_local) + mw[:3, 3] for b in arm.data.bones}
         return out, heads
 
+    dae = os.path.join(TMP, "walker_rig_lib.dae")
+    with api.Scene.load(os.path.join(DATA, "walker_rig.fbx")) as sc:
+        sc.save(dae, overwrite=True)
     for name, blender_import in (("walker_rig.fbx", bpy.ops.import_scene.fbx),
                                  ("walker_posed.glb", bpy.ops.import_scene.gltf),
-                                 ("walker_current.glb", bpy.ops.import_scene.gltf)):
+                                 ("walker_current.glb", bpy.ops.import_scene.gltf),
+                                 (dae, None)):
         src = os.path.join(DATA, name)
         reset_scene("actions")
-        blender_import(filepath=src)
-        want, want_heads = seen(7)
+        if blender_import:
+            blender_import(filepath=src)
+            want, want_heads = seen(7)
+        else:  # the .dae against Blender's import of its source
+            bpy.ops.import_scene.fbx(filepath=os.path.join(DATA, "walker_rig.fbx"))
+            want, want_heads = seen(7)
         reset_scene("actions")
         expect(bpy.ops.import_scene.skinkit_assimp(filepath=src) == {"FINISHED"}, "import " + name)
-        got, heads = seen(7)
+        got, heads = seen(7 if blender_import else 6)  # the .dae's clip starts at 0 s: its frame 6 is the source's 7
         for bone in ("hips", "spine", "head"):
             close(heads[bone], want_heads[bone], 1e-5, "%s: bone %s's head at rest" % (name, bone))
         for pose in ("REST", "POSE"):

@@ -877,6 +877,19 @@ class SceneTests(unittest.TestCase):
                 np.testing.assert_allclose(scene.mesh_bind_world(m), scene.skeleton.rest_world[rig], atol=1e-6)
         with api.Scene.load(os.path.join(REPO, "tests", "data", "walker_current.glb")) as scene:
             self.assertIsNone(scene.mesh_bind_world(0))
+        # session 76: walker_rig.fbx written as .dae (nodes in the pose, inverse binds in the document's Z-up world):
+        # the root's turn to Y up times the bind shape, so the hips' bind head is (0.3, 0.9, -0.2) m again
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            dae = os.path.join(tmp, "walker.dae")
+            with api.Scene.load(os.path.join(REPO, "tests", "data", "walker_rig.fbx")) as scene:
+                scene.save(dae)
+            with api.Scene.load(dae) as scene:
+                j = scene.skeleton.find("hips")
+                for m in range(scene.mesh_count):
+                    ib = scene.mesh_inverse_binds(m)[0][j].astype(np.float64)
+                    head = (scene.mesh_bind_world(m).astype(np.float64) @ np.linalg.inv(ib))[:3, 3]
+                    np.testing.assert_allclose(head, [0.3, 0.9, -0.2], atol=1e-5)
 
     def test_mesh_node_transform(self):
         """ABI 1.27: mover_rig.glb's Crate at its node (2, 0.25, -0.5), its cube of size 0.5 around it in its node's
