@@ -16,8 +16,10 @@
  * exports of a posed rest, Fox_blender.fbx) lost its binds, and Blender's importer and Assimp's reader (both build
  * the bind pose from TransformLink) moved its skinned meshes. Given each bone's offset O (mesh space to bone space
  * at bind, as the aiBone held it), Transform becomes O and TransformLink M O^-1, M the mesh Model's world: the bind
- * world of the bone, as FBX defines it. A cluster whose chain cannot be read (no bone, a cycle, a value that is not
- * finite, a singular offset) is left as it is. */
+ * world of the bone, as FBX defines it. The binds come in world space (skio_fbx_bind), so each cluster's O is the
+ * bind times its own mesh Model's world: the meshes of one bone may stand at Models of their own (session 76: a
+ * skinned mesh's Model carries its object's transform). A cluster whose chain cannot be read (no bone, a cycle, a
+ * value that is not finite, a singular offset) is left as it is. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,17 +215,19 @@ typedef struct cluster_out {
   skio_fbx_new assoc;
 } cluster_out;
 
-/* Transform = the bone's offset O, TransformLink = M O^-1 (M the mesh Model's world): the bind the scene holds,
- * where Assimp wrote the bone's rest. false when the cluster lacks either record or the matrices do not invert. */
+/* Transform = the bone's offset O = B M (B the world-space bind, M the mesh Model's world), TransformLink = M O^-1:
+ * the bind the scene holds, where Assimp wrote the bone's rest. false when the cluster lacks either record or the
+ * matrices do not invert. */
 static bool set_bind(const assoc* a, uint32_t r, int64_t id, const skio_fbx_bind* b, cluster_out* co,
                      skio_fbx_change* changes) {
   const uint32_t tr = skio_fbx_child(&a->t, r, "Transform", SKIO_FBX_NONE);
   const uint32_t tl = skio_fbx_child(&a->t, r, "TransformLink", SKIO_FBX_NONE);
-  double m[16], inv[16], bone[16];
-  if (tr == SKIO_FBX_NONE || tl == SKIO_FBX_NONE || !mesh_world(a, id, m) || !skio_fbx_mat_inverse(b->offset, inv))
-    return false;
+  double m[16], o[16], inv[16], bone[16];
+  if (tr == SKIO_FBX_NONE || tl == SKIO_FBX_NONE || !mesh_world(a, id, m)) return false;
+  skio_fbx_mat_mul(b->offset, m, o);
+  if (!skio_fbx_mat_inverse(o, inv)) return false;
   skio_fbx_mat_mul(m, inv, bone);
-  skio_fbx_put_f64_array(&co->p[1], b->offset, 16, 0);
+  skio_fbx_put_f64_array(&co->p[1], o, 16, 0);
   skio_fbx_put_f64_array(&co->p[2], bone, 16, 0);
   if (co->p[1].oom || co->p[2].oom) return false;
   changes[tr] = (skio_fbx_change){co->p[1].p, co->p[1].n, co->p[1].count, false, NULL, 0};

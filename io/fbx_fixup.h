@@ -53,8 +53,9 @@ int skio_fbx_fix_binary(const uint8_t* in, size_t n, const skio_fbx_fix_options*
  * SKC_FORMAT when the file does not parse. */
 int skio_fbx_set_frame(uint8_t* data, size_t n, const skio_frame* f, uint32_t* out_set, skc_err* err);
 
-/* A bone's bind for skio_fbx_fix_clusters: its Model's name and its offset matrix (mesh space to bone space at bind:
- * Assimp's aiBone::mOffsetMatrix), 16 doubles column-major as FBX stores matrices. */
+/* A bone's bind for skio_fbx_fix_clusters: its Model's name and its offset matrix from world space to bone space at
+ * bind (Assimp's aiBone::mOffsetMatrix times the inverse of its mesh node's world: the offset of a mesh whose Model
+ * stands at the identity), 16 doubles column-major as FBX stores matrices. */
 typedef struct skio_fbx_bind {
   const char* name;
   double offset[16];

@@ -780,6 +780,17 @@ static bool own_node_space(const skio_scene* s, const skio_mesh* m, const uint8_
          skc_mat4_normal_matrix(x, nx);
 }
 
+/* x premultiplied by the inverse of skinned mesh m's Model (skio_mesh.skin_node: the FBX view's), so that its points
+ * are written in that Model's space; true with x unchanged when it has none, false when it does not invert. */
+static bool skin_node_space(const skio_mesh* m, float x[16]) {
+  float inv[16], lx[16];
+  if (!m->skin_node_set) return true;
+  if (!skc_mat4_inverse(m->skin_node, inv)) return false;
+  skc_mat4_mul(inv, x, lx);
+  memcpy(x, lx, sizeof lx);
+  return true;
+}
+
 /* The transform mesh m's points are written with (*ident stays true when none: x and nx unset): its joint's space
  * (mesh_space_joint) or its node's own (own_node_space; *reverse: under a mirrored node), the rebind of its skin
  * (common_rebind) and the bake of its character (bake, NULL: none). */
@@ -812,6 +823,8 @@ static int mesh_rebind(const skio_scene* s, const skio_mesh* m, const uint8_t* p
       memcpy(x, bx, sizeof bx);
       *ident = false;
     }
+    if (!skin_node_space(m, x)) return skc_fail(err, SKC_UNSUPPORTED, "mesh \"%s\": singular Model", m->name);
+    *ident &= !m->skin_node_set;
     if (!*ident && !skc_mat4_normal_matrix(x, nx))
       return skc_fail(err, SKC_UNSUPPORTED, "mesh \"%s\": singular rebind matrix", m->name);
   }
@@ -877,6 +890,10 @@ static void bone_offset(const skio_scene* s, const skio_mesh* m, const bake_plan
   const float* jbake = plan->has[j] ? plan->x + (size_t)j * 16 : NULL; /* its character's X */
   if (jbake && skc_mat4_inverse(jbake, inv_bake)) {
     skc_mat4_mul(ib, inv_bake, baked);
+    memcpy(ib, baked, sizeof ib);
+  }
+  if (m->skin_node_set) { /* the mesh's space is its Model's (skin_node_space) */
+    skc_mat4_mul(ib, m->skin_node, baked);
     memcpy(ib, baked, sizeof ib);
   }
   skio_mat_to_ai(ib, out);
@@ -1410,6 +1427,8 @@ static int mesh_nodes(const skio_scene* s, struct aiNode* root, struct aiNode* c
       bool mirror;
       if ((in >= 0 || up == root) && own_node_space(s, mesh, plain, in, local, x, nx, &mirror))
         skio_mat_to_ai(local, &n->mTransformation.a1);
+      else if (mesh->skin_node_set) /* FBX: a skinned mesh's Model (skin_node_space) */
+        skio_mat_to_ai(mesh->skin_node, &n->mTransformation.a1);
       if (g >= 0) of_group[g] = n;
     }
     unsigned* grown = realloc(n->mMeshes, (n->mNumMeshes + 1) * sizeof *grown);
@@ -2081,9 +2100,33 @@ static int64_t* fbx_stops(const struct aiScene* sc, bool* ok) {
   return stops;
 }
 
-/* Each bone's offset matrix, once per name (the writer gives a joint one offset in every mesh), for
- * skio_fbx_fix_clusters: Assimp's FBX writer writes the bone's rest instead. NULL with *count 0 when there is none or
- * memory is short (*ok false then). */
+/* The world matrix of the first node below n (n's parent's world: up) that holds mesh m into w; false when none. */
+static bool mesh_node_world(const struct aiNode* n, const float up[16], unsigned m, float w[16]) {
+  float local[16];
+  skio_mat_from_ai(&n->mTransformation.a1, local);
+  skc_mat4_mul(up, local, w);
+  for (unsigned k = 0; k < n->mNumMeshes; ++k)
+    if (n->mMeshes[k] == m) return true;
+  float below[16];
+  memcpy(below, w, sizeof below);
+  for (unsigned c = 0; c < n->mNumChildren; ++c)
+    if (n->mChildren[c] && mesh_node_world(n->mChildren[c], below, m, w)) return true;
+  return false;
+}
+
+/* Bone offset o of mesh m made world-space (skio_fbx_bind): o times the inverse of m's node's world, which is the
+ * identity but for a skinned mesh's Model (skin_node_space). */
+static void world_offset(const struct aiScene* sc, unsigned m, const float o[16], double out[16]) {
+  float id[16], w[16], inv[16], b[16];
+  skc_mat4_identity(id);
+  memcpy(b, o, sizeof b);
+  if (sc->mRootNode && mesh_node_world(sc->mRootNode, id, m, w) && skc_mat4_inverse(w, inv)) skc_mat4_mul(o, inv, b);
+  for (int e = 0; e < 16; ++e) out[e] = b[e];
+}
+
+/* Each bone's world-space offset matrix (world_offset), once per name (the writer gives a joint one in every mesh),
+ * for skio_fbx_fix_clusters: Assimp's FBX writer writes the bone's rest instead. NULL with *count 0 when there is
+ * none or memory is short (*ok false then). */
 static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool* ok) {
   *count = 0;
   *ok = true;
@@ -2100,7 +2143,7 @@ static skio_fbx_bind* fbx_binds(const struct aiScene* sc, uint32_t* count, bool*
       float o[16];
       skio_mat_from_ai(&bone->mOffsetMatrix.a1, o);
       b[i].name = bone->mName.data;
-      for (int e = 0; e < 16; ++e) b[i].offset[e] = o[e];
+      world_offset(sc, m, o, b[i].offset);
       ++*count;
     }
   return b;

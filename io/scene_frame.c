@@ -262,6 +262,78 @@ static bool frame_mesh(const skio_mesh* m, const frame_map* f, const float* p, s
          (v->morph_normals || !m->morph_normals || !T);
 }
 
+/* Whether the FBX writer writes joint j as a plain Null (scene_export.c plain_roots, which Blender's FBX importer
+ * makes the armature object when it is the nearest Null above the bones): an armature object (a joint nothing binds,
+ * weights or moves, with joints below: skio_joint_is_armature_object_keyed_at_rest) that is a root (or stands below
+ * an FBX file's implicit "RootNode"), or the only child, named as a wrapper (skio_chain_wrapper_name), of such a
+ * Null. An unweighted bone (md5/drone's Waist) is none: the writer makes it a LimbNode. */
+static bool fbx_null(const skio_scene* s, uint32_t j) {
+  const skc_skeleton* sk = s->skeleton;
+  for (uint32_t steps = 0; steps <= sk->joint_count; ++steps) {
+    if (!skio_joint_is_armature_object_keyed_at_rest(s, j)) return false;
+    const int32_t p = sk->parents[j];
+    if (p < 0 || (p == 0 && sk->parents[0] < 0 && !strcmp(sk->names[0], "RootNode"))) return true;
+    uint32_t kids = 0;
+    for (uint32_t k = 0; k < sk->joint_count; ++k) kids += sk->parents[k] == p;
+    if (kids != 1 || !skio_chain_wrapper_name(sk->names[j])) return false;
+    j = (uint32_t)p;
+  }
+  return false;
+}
+
+/* The armature object of skinned mesh m: the nearest FBX Null (fbx_null) above its first bound joint, or -1. */
+static int32_t armature_of(const skio_scene* s, const skio_mesh* m) {
+  const skc_skeleton* sk = s->skeleton;
+  uint32_t j = 0;
+  while (j < sk->joint_count && !m->bound[j]) ++j;
+  for (uint32_t steps = 0; j < sk->joint_count && sk->parents[j] >= 0 && steps <= sk->joint_count; ++steps) {
+    j = (uint32_t)sk->parents[j];
+    if (fbx_null(s, j)) return (int32_t)j;
+  }
+  return -1;
+}
+
+/* The FBX view's Model of skinned mesh m into m->skin_node (session 76). Blender's FBX importer places a skinned mesh
+ * by its cluster binds (world TransformLink x Transform) but shows its object with the Model's own transform: held at
+ * the identity, a glTF's or Collada's Body read back turned +90 degrees about X (its G, the file's axes to Blender's),
+ * its vertices counter-turned. So the Model stands where the source's object does, with its own axes as the FBX view
+ * gives every object (skio_scene_object_basis p): at its bind world W p where the reader noted one (an FBX Model's
+ * world, a posed glTF skin's armature node), else at its armature object's rest world in the view (sk: the view's
+ * skeleton; the held root's is o->at, p in it already) times p (Blender's glTF importer puts a skinned mesh's object
+ * there), else at p. Left at the identity (as before) when that is the identity, a mirror, no TRS, or m is a bone's
+ * rigid child (written under its bone, bone_children_view). */
+static bool skin_node(const skio_scene* s, const skc_skeleton* sk, const hold* o, const float* p, skio_mesh* m) {
+  float l[16], pid[16];
+  skc_trs trs;
+  if (!m->skin || !m->bound || !sk || !s->skeleton || skio_mesh_still_rigid(m)) return false;
+  skc_mat4_identity(pid);
+  if (!p) p = pid;
+  const int32_t a = m->bind_world_set ? -1 : armature_of(s, m);
+  if (m->bind_world_set)
+    skc_mat4_mul(m->bind_world, p, l);
+  else if (a >= 0 && a == o->r)
+    memcpy(l, o->at, sizeof l);
+  else if (a >= 0)
+    skc_mat4_mul(sk->rest_world + (size_t)a * 16, p, l);
+  else
+    memcpy(l, p, sizeof l);
+  if (is_identity(l) || !skc_mat4_is_finite(l) || !(skc_mat3_det_of_mat4(l) > 0.0f) || !skc_mat4_to_trs(l, &trs, 1e-5f))
+    return false;
+  memcpy(m->skin_node, l, sizeof l);
+  m->skin_node_set = true;
+  return true;
+}
+
+/* Whether the FBX view (rule HOLD_FBX) of s, when it moves nothing else, gives some skinned mesh a Model of its own
+ * (skin_node; the view's skeleton is then s's). */
+static bool any_skin_node(const skio_scene* s, hold_rule rule, const hold* o, const float* p) {
+  for (uint32_t m = 0; rule == HOLD_FBX && m < s->mesh_count; ++m) {
+    skio_mesh copy = s->meshes[m];
+    if (skin_node(s, s->skeleton, o, p, &copy)) return true;
+  }
+  return false;
+}
+
 static void free_if_own(void* mine, const void* theirs) {
   if (mine != theirs) free(mine);
 }
@@ -396,7 +468,7 @@ static int view_with(const skio_scene* s, const float g[16], hold_rule rule, con
   if (p && is_identity(p)) p = NULL;
   hold o;
   held_root(s, &f, rule, p, &o);
-  if (is_identity(f.g) && o.r < 0 && !p) return SKC_OK;
+  if (is_identity(f.g) && o.r < 0 && !p && !any_skin_node(s, rule, &o, p)) return SKC_OK;
   v->anims = s->anims;
   if (!(v->meshes = malloc(((size_t)s->mesh_count + 1) * sizeof *v->meshes)))
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
@@ -412,6 +484,8 @@ static int view_with(const skio_scene* s, const float g[16], hold_rule rule, con
       rc = skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   }
   if (!rc && s->skeleton) rc = frame_skeleton(s->skeleton, &f, &o, &v->skeleton, err);
+  for (uint32_t m = 0; !rc && rule == HOLD_FBX && m < s->mesh_count; ++m)
+    skin_node(s, v->skeleton, &o, p, &v->meshes[m]);
   if (!rc) rc = frame_anims(s, &f, &o, v, err);
   if (!rc) rc = frame_objects(s, &f, p, v, err);
   if (rc) skio_scene_frame_view_free(s, v);

@@ -80,6 +80,11 @@ typedef struct skio_mesh {
    * (scene_import.c collada_bind_world). bind_world_set false otherwise. See skio_mesh_bind_to_world. */
   float bind_world[16];
   bool bind_world_set;
+  /* Set only in the FBX writer's view (skio_scene_held_root_view, scene_frame.c) for a skinned mesh: the transform of
+   * its Model, its object's place and own axes as Blender's FBX importer shows them, which its vertices and bone
+   * offsets are then written relative to (scene_export.c). skin_node_set false: its Model at the identity. */
+  float skin_node[16];
+  bool skin_node_set;
   /* Parts: glTF primitives of one mesh that draw this vertex set (the same attribute accessors: three.js's exporter
    * writes a multi-material mesh so) with their own indices and material, merged by the glTF reader so that
    * binding, smoothing and counting see one surface. part_count 0 (parts NULL): one part, the whole mesh. Else

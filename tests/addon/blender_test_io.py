@@ -2096,13 +2096,21 @@ def _check_export_readback(fmt, ext, obj, arm, names, uv=False):
         p4 = np.c_[scene.mesh_positions(m).astype(np.float64), np.ones(len(got_all))]
         placed = np.einsum("vj,jab,vb->va", got_all / got_all.sum(axis=1, keepdims=True), rw @ ib, p4)
         pos = (placed @ g_file.T)[:, :3]
+        # FBX: the mesh's Model stands at the armature object (session 76: Blender's FBX importer shows a skinned
+        # object with its Model's transform), which the reader notes as the mesh's bind world
+        model = scene.mesh_bind_world(m) if fmt.startswith("FBX") else None
+        if fmt.startswith("FBX"):
+            expect(model is not None, "%s: the skinned mesh read back without its Model's world" % fmt)
+            model = np.array(model, np.float64)
+            close(g_file @ model, g_bl @ np.array(arm.matrix_world), 1e-4, "%s: the mesh's Model vs the armature" % fmt)
         for n in names:
             j = sk.names.index(n)
             expect(bound[j], "%s: joint %s not bound" % (fmt, n))
             close(g_file @ rw[j], rest[n], 1e-4, "%s: rest of %s vs the armature's world rest" % (fmt, n))
             # rest pose = bind pose in the file; Collada's Z_UP turn is the reader's root node (the same for all); a
-            # glTF's mesh is written in the space of the armature object's node (the bones' parent joint)
-            x = g_bl if fmt == "DAE" else rw[sk.names.index(arm.name)] if fmt in ("GLB", "GLTF") else np.eye(4)
+            # glTF's mesh is written in the space of the armature object's node (the bones' parent joint), an FBX's
+            # in its Model's
+            x = g_bl if fmt == "DAE" else rw[sk.names.index(arm.name)] if fmt in ("GLB", "GLTF") else model
             close(rw[j] @ ib[j], x, 1e-4, "%s: bind matrix of %s vs its rest (rest pose = bind pose)" % (fmt, n))
     # vertices may be reordered or split by the exporter: match them by position
     d2 = ((pos[:, None, :].astype(np.float64) - src_pos[None, :, :]) ** 2).sum(axis=2)

@@ -693,8 +693,9 @@ START_TEST(round_trip) {
     /* glTF: gltf_write.c writes a skinned mesh in the space of its skin, T = P^-1 X (X the bake above, P the rest
      * world transform of the plain node above the skin's root joint, when there is one): binds come back IB T^-1
      * and positions T v. T is read off the first bound joint of the first skinned mesh; every other bind (below)
-     * and every vertex position (section 2) must agree with that one T. */
-    if (fmt->gltf)
+     * and every vertex position (section 2) must agree with that one T. FBX by Assimp likewise (session 76): a
+     * skinned mesh's Model carries its object's transform L, its binds come back IB X^-1 L and positions L^-1 X v. */
+    if (fmt->gltf || fbx_by_assimp)
       for (uint32_t m = 0; m < sk_scene_mesh_count(b); ++m) {
         if (!sk_scene_mesh_skin(b, m)) continue;
         ck_assert_int_eq(sk_scene_mesh_inverse_binds(b, m, ibb, bound, &err), SK_OK);

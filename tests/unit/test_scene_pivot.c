@@ -239,8 +239,12 @@ START_TEST(fbx_and_dae_keep_origins) {
     const int32_t hand = skc_skeleton_find(back->skeleton, "hand");
     ck_assert_msg(hand >= 0 && gauntlet->rigid_joint == hand, "fbx: the gauntlet is no child of hand (rigid_joint %d)",
                   gauntlet->rigid_joint);
-    tmp = *gauntlet;
-    skc_mat4_mul(g, gauntlet->placed, placed_g);
+    tmp = *gauntlet; /* placed in its skin's bind space: g X placed, X = rest_world(hand) IB(hand) (session 76: the
+                        .fbx's Body stands at a Model of its own, whose space the reader binds in) */
+    float x[16], gx[16];
+    skc_mat4_mul(back->skeleton->rest_world + (size_t)hand * 16, gauntlet->inverse_bind + (size_t)hand * 16, x);
+    skc_mat4_mul(g, x, gx);
+    skc_mat4_mul(gx, gauntlet->placed, placed_g);
     memcpy(tmp.placed, placed_g, sizeof placed_g);
     assert_placed_at(&tmp, gauntlet_at, k_ext[_i]);
   }
@@ -657,6 +661,77 @@ START_TEST(another_tools_fbx_keeps_its_object_nodes) {
 }
 END_TEST
 
+/* ---- a skinned mesh's object through FBX (session 76) ------------------------------------------------------ */
+
+/* The largest distance from a rest vertex of mesh a (in scene sa) to the nearest rest vertex of b (in sb), both in
+ * glTF's frame (rest_point): the writers may split or reorder vertices, not move them. */
+static double rest_cloud_gap(const skio_scene* sa, const skio_mesh* a, const skio_scene* sb, const skio_mesh* b) {
+  float ga[16], gb[16];
+  skio_frame_matrix(&sa->frame, ga);
+  skio_frame_matrix(&sb->frame, gb);
+  float* pb = malloc(b->vertex_count * 3 * sizeof *pb + 1);
+  ck_assert_ptr_nonnull(pb);
+  for (size_t v = 0; v < b->vertex_count; ++v) rest_point(sb, b, gb, v, pb + v * 3);
+  double worst = 0.0;
+  for (size_t v = 0; v < a->vertex_count; ++v) {
+    float p[3];
+    rest_point(sa, a, ga, v, p);
+    double best = INFINITY;
+    for (size_t w = 0; w < b->vertex_count; ++w) {
+      double d2 = 0.0;
+      for (int c = 0; c < 3; ++c) d2 += ((double)p[c] - pb[w * 3 + c]) * ((double)p[c] - pb[w * 3 + c]);
+      best = fmin(best, d2);
+    }
+    worst = fmax(worst, sqrt(best));
+  }
+  free(pb);
+  return worst;
+}
+
+/* Blender's FBX importer shows a skinned mesh's object with its Model's transform (and places its vertices by the
+ * cluster binds). skinkit wrote that Model at the identity, which Blender turned +90 degrees about X (a Y-up file's
+ * top node) with the vertices counter-turned: Body of a .glb or .dae written as .fbx read back rotated where the
+ * source's object is not. Now the Model has the object's own axes (C, as the FBX view gives every object) at the
+ * armature object's place: read back by skinkit (whose reader notes a skinned mesh's Model world as its bind_world),
+ * Body's Model in glTF's frame is turned by C times the source object's turn, and every rest vertex stays where the
+ * source has it. rigid_parts.glb: Rig and Body at Blender's identity; mover_rig.dae: Body under Rig, turned
+ * (10, 0, 30) degrees under Mover's 15 about Z. */
+START_TEST(skinned_mesh_keeps_its_object_through_fbx) {
+  static const char* const k_src[] = {"rigid_parts.glb", "mover_rig.dae"};
+  skio_scene* s = read_scene(skt_data(k_src[_i]));
+  s->materials_changed = true; /* written whole */
+  char dir[] = "/tmp/skt_pivot_XXXXXX", path[64], what[96];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.fbx", dir);
+  export_scene(s, path);
+  skio_scene* back = read_scene(path);
+  const skio_mesh *a = mesh_named(s, "Body"), *b = mesh_named(back, "Body");
+  ck_assert_msg(b->skin && b->bind_world_set, "%s -> .fbx: Body read back without a skin or its Model's world",
+                k_src[_i]);
+  float g[16], w[16], want[16], r[16], t[16];
+  skio_frame_matrix(&back->frame, g);
+  skc_mat4_mul(g, b->bind_world, w);
+  skc_mat4_identity(r);
+  if (_i == 1) { /* Body's object in Blender: Mover's turn times Rig's */
+    float mover[16], rig[16];
+    euler_xyz(0.0f, 0.0f, (float)(15.0 * M_PI / 180.0), mover);
+    euler_xyz((float)(10.0 * M_PI / 180.0), 0.0f, (float)(30.0 * M_PI / 180.0), rig);
+    skc_mat4_mul(mover, rig, r);
+  }
+  skc_mat4_mul(k_c, r, t);
+  memcpy(want, t, sizeof t);
+  snprintf(what, sizeof what, "%s -> .fbx: Body's Model", k_src[_i]);
+  assert_turn(w, want, what);
+  const double gap = rest_cloud_gap(s, a, back, b), back_gap = rest_cloud_gap(back, b, s, a);
+  ck_assert_msg(gap < 1e-4 && back_gap < 1e-4, "%s -> .fbx: Body's rest vertices moved (%g, %g)", k_src[_i], gap,
+                back_gap);
+  skio_scene_destroy(back);
+  unlink(path);
+  rmdir(dir);
+  skio_scene_destroy(s);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("scene_pivot");
   TCase* tc = tcase_create("pivot");
@@ -670,6 +745,7 @@ static Suite* suite(void) {
   tcase_add_loop_test(tc, glb_objects_keep_blenders_axes, 0, 2);
   tcase_add_loop_test(tc, fbx_and_dae_objects_keep_blenders_axes, 0, 3);
   tcase_add_test(tc, another_tools_fbx_keeps_its_object_nodes);
+  tcase_add_loop_test(tc, skinned_mesh_keeps_its_object_through_fbx, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }
