@@ -213,6 +213,9 @@ int skc_bind_weld_surfaces(const float* p, size_t n, const uint32_t* tri, size_t
   size_t copies = 0;
   for (size_t v = 0; v < n; ++v) copies += rep[v] != v;
   if (!copies || !tri || !nt) return SKC_OK;
+  uint32_t* wrep = malloc(n * sizeof *wrep); /* the positions' welds, for the shells (skc_bind_split_shells) */
+  if (!wrep) return SKC_OUT_OF_MEMORY;
+  memcpy(wrep, rep, n * sizeof *wrep);
   /* cand: v has copies; used: v is on a triangle; open: on an open edge; touch: shells meet at its position */
   uint8_t* flags = calloc(n, 4);
   uint8_t *cand = flags, *used = flags + n, *open = flags + 2 * n, *touch = flags + 3 * n;
@@ -232,7 +235,8 @@ int skc_bind_weld_surfaces(const float* p, size_t n, const uint32_t* tri, size_t
     rc = opposed_copies(p, n, tri, nt, rep, open, first, touch);
   }
   if (!rc) join_copies(n, flags, up, first, rep);
-  free(flags), free(up), free(first), free(e);
+  if (!rc) rc = skc_bind_split_shells(p, n, tri, nt, wrep, rep);
+  free(flags), free(up), free(first), free(e), free(wrep);
   return rc;
 }
 

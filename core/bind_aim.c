@@ -24,9 +24,10 @@ static uint32_t find(uint32_t* p, uint32_t v) {
   return v;
 }
 
-/* Connected parts over welded vertices: part[v] = its root (a vertex index). */
+/* Connected parts over welded vertices: part[v] = its root (a vertex index). Welded as for heat
+ * (skc_bind_weld_surfaces): closed shells that only touch (a blocky character's boxes) are parts of their own. */
 static int connect_parts(const float* positions, size_t n, const uint32_t* tris, size_t nt, uint32_t* part) {
-  if (skc_bind_weld(positions, n, part)) return SKC_OUT_OF_MEMORY;
+  if (skc_bind_weld_surfaces(positions, n, tris, nt, part)) return SKC_OUT_OF_MEMORY;
   for (size_t t = 0; t < nt; ++t) {
     const uint32_t* tv = tris + 3 * t;
     if (tv[0] >= n || tv[1] >= n || tv[2] >= n) continue; /* skc_bind refuses such meshes later */

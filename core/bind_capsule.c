@@ -8,9 +8,10 @@
  * thin bone does not take the vertices of a thick neighbour that lie closer to its axis. The best scores of each
  * vertex (relative to its best one) are blended, faded out by a smoothstep window on x_j / x_best from 1 to
  * falloff_cutoff (x = d / r) so that far capsules add nothing, then a few uniform Laplacian passes over the edges
- * of the welded mesh (copies of a vertex joined, skc_bind_weld, so seams and flat shading keep identical weights)
- * smooth the blend (w <- (1 - f) w + f mean of the neighbours, f = 1/2). Distances only enter as ratios, so the
- * result does not depend on the mesh scale. The common pass in bind.c prunes, limits and normalizes.
+ * of the welded mesh (copies of a vertex joined as for heat, skc_bind_weld_surfaces: seams and flat shading keep
+ * identical weights, closed shells that only touch do not blend) smooth the blend (w <- (1 - f) w + f mean of the
+ * neighbours, f = 1/2). Distances only enter as ratios, so the result does not depend on the mesh scale. The common
+ * pass in bind.c prunes, limits and normalizes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -176,12 +177,13 @@ static void smooth_vertex(const skc_adjacency* adj, const skc_bind_cands* src, s
   normalize_list(dst, v);
 }
 
-/* Smoothing over the edges of the welded mesh (skc_bind_weld), so that copies of a vertex keep identical weights. */
+/* Smoothing over the edges of the welded mesh (skc_bind_weld_surfaces), so that copies of a vertex keep identical
+ * weights; shells that only touch stay apart. */
 static int smooth(const skc_bind_desc* d, skc_bind_cands* c, skc_err* err) {
   const size_t n = d->vertex_count, nt = d->triangle_count;
   uint32_t* rep = malloc(n * sizeof *rep);
   uint32_t* tri = malloc(3 * nt * sizeof *tri);
-  if (!rep || !tri || skc_bind_weld(d->positions, n, rep)) {
+  if (!rep || !tri || skc_bind_weld_surfaces(d->positions, n, d->triangles, nt, rep)) {
     free(rep);
     free(tri);
     return skc_fail(err, SKC_OUT_OF_MEMORY, "bind (capsule): out of memory for %zu vertices", n);

@@ -168,10 +168,16 @@ int skc_bind_weld(const float* positions, size_t n, uint32_t* rep);
  * finger's weight). A copy inside a closed surface (on no open edge of the unwelded mesh) stays alone: nothing was
  * cut there. Where two copies' open edges lie on the same two positions back to back (faces more than 120 degrees
  * apart), shells touch: there only the sides of a cut (open edges on the same positions, same side) join. Elsewhere
- * every copy on an open edge or on no triangle joins as skc_bind_weld would (UV seams, hard edges, triangle soups).
- * rep[v] <= v, the lowest copy v joins. triangles: nt index triples (indices >= n ignored). SKC_OUT_OF_MEMORY or
- * SKC_OK. */
+ * every copy on an open edge or on no triangle joins as skc_bind_weld would (UV seams, hard edges, triangle soups),
+ * but where two closed shells of the welded mesh only touch (a soup's boxes: skc_bind_split_shells). rep[v] <= v, the
+ * lowest copy v joins. triangles: nt index triples (indices >= n ignored). SKC_OUT_OF_MEMORY or SKC_OK. */
 int skc_bind_weld_surfaces(const float* positions, size_t n, const uint32_t* triangles, size_t nt, uint32_t* rep);
+/* Splits rep (skc_bind_weld_surfaces' joins) where copies of two closed shells share a position: shells found over
+ * the welded positions wrep (skc_bind_weld), the triangles at each edge paired as a closed surface's would be (two:
+ * one shell; more: by their order around the edge and their winding), so that boxes of a triangle soup which only
+ * touch stay apart (bind_shells.c). rep[v] stays <= v. SKC_OUT_OF_MEMORY or SKC_OK. */
+int skc_bind_split_shells(const float* positions, size_t n, const uint32_t* triangles, size_t nt, const uint32_t* wrep,
+                          uint32_t* rep);
 /* Diagonal of the positions' bounding box (> 0 unless all points coincide). */
 double skc_bind_bbox_diag(const float* positions, size_t n);
 
