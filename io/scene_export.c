@@ -861,10 +861,49 @@ static int put_geometry(const skio_mesh* m, struct aiMesh* am, bool morphs, cons
   return SKC_OK;
 }
 
-/* Which joints become bones of mesh m (bone_of[j]: its index, -1 none): the joints it binds or weights (per_joint:
- * its weights per joint), and under the same plain root the ones all_bones or below_bones lists. Returns the count. */
+/* FBX and Collada: which mesh of s has written each weightless bone first (by: per joint, -1 none), so that the others
+ * like it need not (number_bones); mi is the mesh being built. */
+typedef struct bone_carry {
+  const skio_scene* s;
+  const bake_plan* plan;
+  int32_t* by;
+  uint8_t* posed; /* per mesh: 0 not known yet, 1 its rest pose is its bind pose up to one transform, 2 not */
+  uint32_t mi;
+} bone_carry;
+
+/* Whether mesh m's joints rest where they bind (up to one transform): a reader that finds no bone for a joint in m
+ * takes its bind from the rest, which is right only then (skio_mesh_rest_is_bind, once per mesh). */
+static bool rests_at_bind(const bone_carry* c, uint32_t m) {
+  if (!c->posed[m]) c->posed[m] = skio_mesh_rest_is_bind(c->s, &c->s->meshes[m]) ? 1 : 2;
+  return c->posed[m] == 1;
+}
+
+static bool same_mat(const float* a, const float* b) { return skc_mat4_max_abs_diff(a, b) <= 1e-6f; }
+
+/* Whether meshes a and b of s bind joint j alike in the file written: same inverse bind, bake and parent joint,
+ * neither with a bind world of its own and both resting at their bind (a skin saved in a pose: each mesh's bind then
+ * depends on where the writer places that mesh, and a reader takes a missing bone's bind from the rest). Then a reader
+ * given j's cluster or controller entry in a alone puts b's bind where b had it; otherwise b keeps its own
+ * (walker_rig.fbx -> .dae -> .fbx: the Cube's hips 0.17 off without it). */
+static bool bound_alike(const bone_carry* c, uint32_t a, uint32_t b, uint32_t j) {
+  const skio_mesh *ma = &c->s->meshes[a], *mb = &c->s->meshes[b];
+  const bool xa = c->plan->mesh_has && c->plan->mesh_has[a], xb = c->plan->mesh_has && c->plan->mesh_has[b];
+  if (!ma->inverse_bind || !mb->inverse_bind || ma->parent_joint != mb->parent_joint || xa != xb ||
+      ma->bind_world_set || mb->bind_world_set || !rests_at_bind(c, a) || !rests_at_bind(c, b))
+    return false;
+  if (xa && !same_mat(c->plan->mesh_x + (size_t)a * 16, c->plan->mesh_x + (size_t)b * 16)) return false;
+  return same_mat(ma->inverse_bind + (size_t)j * 16, mb->inverse_bind + (size_t)j * 16);
+}
+
+/* Which joints become bones of mesh m (bone_of[j]: its index, -1 none): the joints it weights (per_joint: its weights
+ * per joint), and the ones it binds and, under the same plain root, the ones all_bones or below_bones lists - those
+ * only while no earlier mesh that binds them alike has a bone for them when carry is given. Returns the count. The
+ * weightless bones are there so that the writers see each joint as a bone (an FBX LimbNode with its bind, a Collada
+ * JOINT in a controller); the offset matrices are the same in every mesh (bone_offset). Repeating them in every mesh
+ * of a modular character or a crowd gave each mesh every joint (1,000 meshes on a 400-joint skeleton: 400,000 FBX
+ * clusters, 370 MB; Assimp's Collada writer looks joints up over every mesh's bones per node). */
 static unsigned number_bones(const skc_skeleton* sk, const skio_mesh* m, bool all_bones, bool fbx, const uint8_t* plain,
-                             const uint32_t* per_joint, uint8_t* below, int32_t* bone_of) {
+                             const uint32_t* per_joint, uint8_t* below, bone_carry* carry, int32_t* bone_of) {
   const uint32_t jc = sk->joint_count;
   unsigned nb = 0;
   int32_t own = -2; /* the plain root above the joints the mesh binds or weights (-1: none) */
@@ -873,7 +912,9 @@ static unsigned number_bones(const skc_skeleton* sk, const skio_mesh* m, bool al
   if (fbx && !all_bones) below_bones(sk, m, per_joint, below);
   for (uint32_t j = 0; j < jc; ++j) {
     const bool listed = (all_bones || below[j]) && !(plain && plain[j]) && plain_above(sk, plain, j) == own;
-    bone_of[j] = (listed || m->bound[j] || per_joint[j]) ? (int32_t)nb++ : -1;
+    const bool carried = carry && carry->by[j] >= 0 && bound_alike(carry, (uint32_t)carry->by[j], carry->mi, j);
+    bone_of[j] = (per_joint[j] || ((listed || m->bound[j]) && !carried)) ? (int32_t)nb++ : -1;
+    if (carry && bone_of[j] >= 0 && carry->by[j] < 0) carry->by[j] = (int32_t)carry->mi;
   }
   return nb;
 }
@@ -925,7 +966,7 @@ static int make_bones(const skio_scene* s, const skio_mesh* m, struct aiMesh* am
 /* Mesh m's influences (process_weights) as am's bones and their weights. */
 static int put_bones(const skio_scene* s, const skio_mesh* m, struct aiMesh* am, const skio_export_options* o,
                      uint32_t limit, bool all_bones, bool fbx, const uint8_t* plain, const bake_plan* plan,
-                     skc_err* err) {
+                     bone_carry* carry, skc_err* err) {
   const skc_skeleton* sk = s->skeleton;
   const size_t V = m->vertex_count;
   csr c = {0};
@@ -944,7 +985,7 @@ static int put_bones(const skio_scene* s, const skio_mesh* m, struct aiMesh* am,
   }
   for (size_t e = 0; e < c.offsets[V]; ++e)
     if (c.joints[e] < jc) per_joint[c.joints[e]]++;
-  const unsigned nb = number_bones(sk, m, all_bones, fbx, plain, per_joint, below, bone_of);
+  const unsigned nb = number_bones(sk, m, all_bones, fbx, plain, per_joint, below, carry, bone_of);
   if ((rc = make_bones(s, m, am, plan, per_joint, bone_of, nb, err))) goto done;
   for (size_t v = 0; v < V; ++v)
     for (uint32_t e = c.offsets[v]; e < c.offsets[v + 1]; ++e) {
@@ -964,8 +1005,8 @@ done:
 }
 
 static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_options* o, uint32_t limit, bool all_bones,
-                      bool fbx, bool morphs, const uint8_t* plain, const bake_plan* plan, struct aiMesh** out,
-                      skc_err* err) {
+                      bool fbx, bool morphs, const uint8_t* plain, const bake_plan* plan, bone_carry* carry,
+                      struct aiMesh** out, skc_err* err) {
   const skio_mesh* m = &s->meshes[mi];
   const float* bake = plan->mesh_has && plan->mesh_has[mi] ? plan->mesh_x + (size_t)mi * 16 : NULL;
   const skc_skeleton* sk = s->skeleton;
@@ -981,7 +1022,7 @@ static int build_mesh(const skio_scene* s, uint32_t mi, const skio_export_option
   int rc = mesh_rebind(s, m, plain, fbx, bake, x, nx, &ident, &reverse, err);
   if (!rc) rc = put_geometry(m, am, morphs, ident ? NULL : x, ident ? NULL : nx, reverse, err);
   if (rc || !m->skin || !sk) return rc;
-  return put_bones(s, m, am, o, limit, all_bones, fbx, plain, plan, err);
+  return put_bones(s, m, am, o, limit, all_bones, fbx, plain, plan, carry, err);
 }
 
 static int cmp_double(const void* a, const void* b) {
@@ -2582,14 +2623,31 @@ static int build_scene_meshes(const skio_scene* s, const char* id, const skio_ex
     return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   if (!bake_plan_make(s, id, plan)) return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
   const bool fbx_id = strcmp(id, "fbx") == 0;
-  for (uint32_t m = 0; m < s->mesh_count; ++m) {
-    sc->mNumMeshes = m + 1;
-    const int rc =
-        build_mesh(s, m, o, limit, write_all_bones(s, id), fbx_id, fbx_id, plain, plan, &sc->mMeshes[m], err);
-    if (rc) return rc;
-    sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
+  const bool all_bones = write_all_bones(s, id);
+  /* FBX and Collada: each weightless bone in the first of the meshes binding it alike that lists it (number_bones) */
+  bone_carry carry = {s, plan, NULL, NULL, 0};
+  const bool share = s->skeleton && (fbx_id || strcmp(id, "collada") == 0);
+  if (share) {
+    carry.by = malloc(((size_t)s->skeleton->joint_count + 1) * sizeof *carry.by);
+    carry.posed = calloc((size_t)s->mesh_count + 1, 1);
+    if (!carry.by || !carry.posed) {
+      free(carry.by), free(carry.posed);
+      return skc_fail(err, SKC_OUT_OF_MEMORY, "out of memory");
+    }
   }
-  return SKC_OK;
+  for (uint32_t j = 0; share && j < s->skeleton->joint_count; ++j) carry.by[j] = -1;
+  int rc = SKC_OK;
+  for (uint32_t m = 0; m < s->mesh_count && !rc; ++m) {
+    sc->mNumMeshes = m + 1;
+    carry.mi = m;
+    rc =
+        build_mesh(s, m, o, limit, all_bones, fbx_id, fbx_id, plain, plan, share ? &carry : NULL, &sc->mMeshes[m], err);
+    if (!rc)
+      sc->mMeshes[m]->mMaterialIndex = s->meshes[m].material < s->material_count ? s->meshes[m].material : no_material;
+  }
+  free(carry.by);
+  free(carry.posed);
+  return rc;
 }
 
 /* sc's animations: Collada's clips on one timeline (*clips: where each lies, calloc'd here), else one aiAnimation

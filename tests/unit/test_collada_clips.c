@@ -8,7 +8,9 @@
  *    start_k + t are clip k's at t;
  *  - damaged clip libraries are ignored (the timeline stays one animation), defaults and entities are read, and
  *    random byte damage inside the library never crashes the reader;
- *  - corpus files with several clips (Testwuson.X 3, Fox.glb 3, Clonk 83): every clip, key time and pose. */
+ *  - corpus files with several clips (Testwuson.X 3, Fox.glb 3, Clonk 83): every clip, key time and pose;
+ *  - many meshes on one skeleton (modular_rig.glb): each controller names only the joints its mesh weights, one the
+ *    rest of the skeleton once (session 76). */
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "sk_testutil.h"
+#include "skc_math.h"
 #include "skio_buf.h"
 #include "skio_collada.h"
 #include "skio_scene.h"
@@ -926,6 +929,72 @@ START_TEST(blender_tips_scanned) {
 }
 END_TEST
 
+/* Vertex v of mesh m skinned at rest (rest world x the mesh's inverse bind, by weight) into out: where any reader's
+ * frame puts it, the same place for the same model. */
+static void skinned_at_rest(const skio_scene* s, const skio_mesh* m, size_t v, float out[3]) {
+  const skc_skin_view w = skc_skin_as_view(m->skin);
+  out[0] = out[1] = out[2] = 0;
+  for (uint32_t e = w.offsets[v]; e < w.offsets[v + 1]; ++e) {
+    float x[16], p[3];
+    skc_mat4_mul(s->skeleton->rest_world + (size_t)w.joints[e] * 16, m->inverse_bind + (size_t)w.joints[e] * 16, x);
+    skc_mat4_transform_point(x, m->positions + v * 3, p);
+    for (int c = 0; c < 3; ++c) out[c] += w.weights[e] * p[c];
+  }
+}
+
+/* modular_rig.glb (make_modular_rig.py: 16 box meshes on one skin listing all 48 joints, each weighting 3) as .dae:
+ * one controller names every joint, each other one only the 3 its mesh weights (93 names). Before, each named all 48
+ * (768); Assimp's writer looks every node up in every mesh's bones, so 1,000 such meshes on 400 joints took 134 s.
+ * Read back: every joint, every vertex skinned at rest where the source's is, with its influences (joint names and
+ * weights). */
+START_TEST(each_controller_names_the_joints_its_mesh_weights) {
+  make_tmp();
+  skio_scene* s = load(skt_data("modular_rig.glb"));
+  save(s, tmp_path("modular.dae"));
+  size_t n = 0;
+  char* text = read_all(tmp_path("modular.dae"), &n);
+  size_t names = 0;
+  for (const char* p = strstr(text, "<Name_array"); p; p = strstr(p + 1, "<Name_array")) {
+    const char* c = strstr(p, "count=\"");
+    ck_assert_ptr_nonnull(c);
+    names += strtoul(c + 7, NULL, 10);
+  }
+  ck_assert_uint_eq(count_of(text, "<controller "), 16);
+  ck_assert_uint_eq(names, 48 + 15 * 3);
+  skio_scene* rt = load(tmp_path("modular.dae"));
+  const skc_skeleton *ks = s->skeleton, *kr = rt->skeleton;
+  for (uint32_t j = 0; j < ks->joint_count; ++j)
+    ck_assert_msg(skc_skeleton_find(kr, ks->names[j]) >= 0, "joint %s lost", ks->names[j]);
+  ck_assert_uint_eq(rt->mesh_count, 16);
+  for (uint32_t m = 0; m < rt->mesh_count; ++m) {
+    const skio_mesh *a = &s->meshes[m], *b = &rt->meshes[m];
+    ck_assert_str_eq(a->name, b->name);
+    const skc_skin_view va = skc_skin_as_view(a->skin), vb = skc_skin_as_view(b->skin);
+    for (size_t v = 0; v < b->vertex_count; ++v) {
+      float pa[3], pb[3];
+      skinned_at_rest(rt, b, v, pb);
+      size_t u = 0; /* the source vertex at its place */
+      for (; u < a->vertex_count; ++u) {
+        skinned_at_rest(s, a, u, pa);
+        if (fabsf(pa[0] - pb[0]) < 1e-5f && fabsf(pa[1] - pb[1]) < 1e-5f && fabsf(pa[2] - pb[2]) < 1e-5f) break;
+      }
+      ck_assert_msg(u < a->vertex_count, "%s: vertex %zu is at no source vertex", b->name, v);
+      ck_assert_uint_eq(va.offsets[u + 1] - va.offsets[u], vb.offsets[v + 1] - vb.offsets[v]);
+      for (uint32_t e = va.offsets[u]; e < va.offsets[u + 1]; ++e) {
+        uint32_t f = vb.offsets[v];
+        while (f < vb.offsets[v + 1] && strcmp(ks->names[va.joints[e]], kr->names[vb.joints[f]]) != 0) ++f;
+        ck_assert_msg(f < vb.offsets[v + 1] && fabsf(va.weights[e] - vb.weights[f]) < 1e-5f, "%s: vertex %zu lost %s",
+                      b->name, v, ks->names[va.joints[e]]);
+      }
+    }
+  }
+  free(text);
+  skio_scene_destroy(rt);
+  skio_scene_destroy(s);
+  rm_tmp();
+}
+END_TEST
+
 static Suite* clips_suite(void) {
   Suite* s = suite_create("collada_clips");
   TCase* t = tcase_create("clips");
@@ -938,6 +1007,7 @@ static Suite* clips_suite(void) {
   tcase_add_test(t, clip_ids_are_the_clip_names);
   tcase_add_test(t, many_clips_of_one_name_get_ids_in_linear_time);
   tcase_add_test(t, collada_key_times_are_the_sources_seconds);
+  tcase_add_test(t, each_controller_names_the_joints_its_mesh_weights);
   tcase_add_test(t, corpus_clips_survive_collada);
   tcase_add_test(t, ortho_cameras_found_by_node);
   tcase_add_test(t, blender_tips_scanned);

@@ -20,6 +20,9 @@
  *    its last shape key;
  *  - an object of two materials and shape keys is one Model with one BlendShape, one channel per shape and one
  *    DeformPercent curve per channel and clip (fbx_merge_shapes.c), read back with the source's shapes and keys;
+ *  - many meshes on one skeleton (session 76): each mesh's clusters are the joints it weights, one mesh carries the
+ *    rest of the skeleton once (modular_rig.glb: 93 clusters, not 768), read back bound and weighted as the source;
+ *    the cluster pass finds each Model's parent once (a crowd of 20,000 clusters on one bone: linear time);
  *  - with SKINKIT_ASSETS: corpus files through binary FBX equal their ASCII FBX read-back (influences, joints,
  *    animation names and durations). */
 #define _DEFAULT_SOURCE /* mkdtemp */
@@ -31,12 +34,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fbx_fixup.h"
 #include "sk_testutil.h"
 #include "skc_math.h"
 #include "skinkit.h"
+#include "skio_buf.h"
 #include "skio_fbx_tree.h"
 
 /* tests/data/ from this file's own path (the build compiles it by absolute path). */
@@ -716,6 +721,199 @@ START_TEST(two_characters_keep_their_binds_through_assimp) {
   }
   const char* names[] = {"src.fbx", "two_chars.fbx"};
   rm_tmp(names, 2);
+}
+END_TEST
+
+/* ---- many meshes on one skeleton (session 76) ------------------------------------------------------------------ */
+
+/* Mesh m's vertices skinned at rest (frame x rest world x the mesh's inverse bind, by weight): 3 floats each, malloc'd.
+ * Readers may keep a mesh in another space; this is where any of them shows it. */
+static float* skinned_at_rest(sk_scene* s, uint32_t m, size_t* count) {
+  const sk_skeleton* k = sk_scene_skeleton(s);
+  const uint32_t jc = sk_skeleton_joint_count(k);
+  const size_t n = sk_scene_mesh_vertex_count(s, m);
+  float *rw = malloc(jc * 16 * sizeof(float)), *ib = malloc(jc * 16 * sizeof(float));
+  float *p = malloc(n * 3 * sizeof(float)), *out = calloc(n * 3 + 1, sizeof(float));
+  ck_assert(rw && ib && p && out && sk_skeleton_get_rest_world(k, rw) == SK_OK);
+  ck_assert(sk_scene_mesh_inverse_binds(s, m, ib, NULL, NULL) == SK_OK && sk_scene_mesh_positions(s, m, p, n * 3));
+  float g[16];
+  sk_scene_frame(s, NULL, NULL, g);
+  for (size_t v = 0; v < n; ++v) {
+    uint32_t js[8];
+    float ws[8];
+    const size_t e = sk_skin_get_vertex(sk_scene_mesh_skin(s, m), v, js, ws, 8);
+    for (size_t i = 0; i < e && i < 8; ++i) {
+      float x[16], gx[16], q[3];
+      skc_mat4_mul(rw + js[i] * 16, ib + js[i] * 16, x);
+      skc_mat4_mul(g, x, gx);
+      skc_mat4_transform_point(gx, p + v * 3, q);
+      for (int c = 0; c < 3; ++c) out[v * 3 + c] += ws[i] * q[c];
+    }
+  }
+  free(rw);
+  free(ib);
+  free(p);
+  *count = n;
+  return out;
+}
+
+/* Mesh bm of b (a read-back) against the mesh of s of the same name: every vertex, skinned at rest, where a source
+ * vertex is, with that vertex's influences (joint names, weights). */
+static void same_influences(sk_scene* s, sk_scene* b, uint32_t bm) {
+  uint32_t sm = 0;
+  while (sm < sk_scene_mesh_count(s) && strcmp(sk_scene_mesh_name(s, sm), sk_scene_mesh_name(b, bm)) != 0) ++sm;
+  ck_assert_msg(sm < sk_scene_mesh_count(s), "mesh %s is not in the source", sk_scene_mesh_name(b, bm));
+  size_t sv = 0, bv = 0;
+  float *sp = skinned_at_rest(s, sm, &sv), *bp = skinned_at_rest(b, bm, &bv);
+  const sk_skeleton *ks = sk_scene_skeleton(s), *kb = sk_scene_skeleton(b);
+  for (size_t v = 0; v < bv; ++v) {
+    size_t u = 0;
+    while (u < sv && (fabsf(sp[u * 3] - bp[v * 3]) > 1e-5f || fabsf(sp[u * 3 + 1] - bp[v * 3 + 1]) > 1e-5f ||
+                      fabsf(sp[u * 3 + 2] - bp[v * 3 + 2]) > 1e-5f))
+      ++u;
+    ck_assert_msg(u < sv, "%s: vertex %zu is at no source vertex", sk_scene_mesh_name(b, bm), v);
+    uint32_t sj[8], bj[8];
+    float sw[8], bw[8];
+    const size_t sn = sk_skin_get_vertex(sk_scene_mesh_skin(s, sm), u, sj, sw, 8);
+    const size_t bn = sk_skin_get_vertex(sk_scene_mesh_skin(b, bm), v, bj, bw, 8);
+    ck_assert_msg(sn == bn && sn <= 8, "%s: vertex %zu has %zu influences, not %zu", sk_scene_mesh_name(b, bm), v, bn,
+                  sn);
+    for (size_t i = 0; i < sn; ++i) {
+      size_t k = 0;
+      while (k < bn && strcmp(sk_skeleton_joint_name(ks, sj[i]), sk_skeleton_joint_name(kb, bj[k])) != 0) ++k;
+      ck_assert_msg(k < bn && fabsf(sw[i] - bw[k]) < 1e-5f, "%s: vertex %zu lost %s %g", sk_scene_mesh_name(b, bm), v,
+                    sk_skeleton_joint_name(ks, sj[i]), (double)sw[i]);
+    }
+  }
+  free(sp);
+  free(bp);
+}
+
+/* Where joint `name` is bound in s (its inverse bind of the first mesh binding it, in the file's bind world when the
+ * reader noted one - FBX -, else in the scene's: a glTF) into out, in the scene's frame. */
+static void bind_place(sk_scene* s, const char* name, float out[3]) {
+  const sk_skeleton* k = sk_scene_skeleton(s);
+  uint32_t j = 0, jc = sk_skeleton_joint_count(k), m = 0;
+  ck_assert_msg(sk_skeleton_find_joint(k, name, &j) == SK_OK, "no joint %s", name);
+  float* ib = malloc(jc * 16 * sizeof(float));
+  uint8_t* bound = malloc(jc);
+  ck_assert(ib && bound);
+  while (m < sk_scene_mesh_count(s) &&
+         (!sk_scene_mesh_skin(s, m) || sk_scene_mesh_inverse_binds(s, m, ib, bound, NULL) != SK_OK || !bound[j]))
+    ++m;
+  ck_assert_msg(m < sk_scene_mesh_count(s), "no mesh binds %s", name);
+  float g[16], w[16], inv[16], gw[16], at[16];
+  sk_scene_frame(s, NULL, NULL, g);
+  if (sk_scene_mesh_bind_world(s, m, w, NULL) != SK_OK) skc_mat4_identity(w);
+  ck_assert(skc_mat4_inverse(ib + j * 16, inv));
+  skc_mat4_mul(g, w, gw);
+  skc_mat4_mul(gw, inv, at);
+  memcpy(out, at + 12, 3 * sizeof(float));
+  free(ib);
+  free(bound);
+}
+
+/* modular_rig.glb (make_modular_rig.py: 16 box meshes on one skin listing all 48 joints, each weighting 3) as binary
+ * FBX: one mesh carries a cluster for every joint, each other mesh only the 3 it weights (93 clusters). Before, every
+ * mesh had a cluster for every joint (768; 1,000 meshes on 400 joints: 400,000 clusters, 370 MB, 172 s). Read back:
+ * every joint bound where the source binds it, every vertex with its influences. */
+START_TEST(each_mesh_has_clusters_for_the_joints_it_weights) {
+  sk_error err;
+  sk_scene* s = NULL;
+  ck_assert_msg(sk_scene_load(data_path("modular_rig.glb"), NULL, &s, &err) == SK_OK, "%s", err.message);
+  sk_scene* b = fbx_round_trip(s, 0, "modular.fbx");
+  skio_fbx_tree t;
+  uint8_t* bytes = parse_written("modular.fbx", &t);
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  int clusters = 0;
+  for (uint32_t r = skio_fbx_child(&t, objects, "Deformer", SKIO_FBX_NONE); r != SKIO_FBX_NONE;
+       r = skio_fbx_child(&t, objects, "Deformer", r))
+    clusters += skio_fbx_prop_str_is(&t, r, 2, "Cluster");
+  ck_assert_int_eq(clusters, 48 + 15 * 3);
+  const sk_skeleton* ks = sk_scene_skeleton(s);
+  for (uint32_t j = 0; j < sk_skeleton_joint_count(ks); ++j) {
+    float want[3], got[3];
+    bind_place(s, sk_skeleton_joint_name(ks, j), want);
+    bind_place(b, sk_skeleton_joint_name(ks, j), got);
+    for (int c = 0; c < 3; ++c)
+      ck_assert_msg(fabsf(want[c] - got[c]) < 1e-5f, "%s bound at %g, not %g (axis %d)", sk_skeleton_joint_name(ks, j),
+                    (double)got[c], (double)want[c], c);
+  }
+  ck_assert_uint_eq(sk_scene_mesh_count(b), 16);
+  for (uint32_t m = 0; m < sk_scene_mesh_count(b); ++m) same_influences(s, b, m);
+  skio_fbx_tree_free(&t);
+  free(bytes);
+  sk_scene_destroy(b);
+  sk_scene_destroy(s);
+  const char* names[] = {"modular.fbx"};
+  rm_tmp(names, 1);
+}
+END_TEST
+
+/* A crowd as Assimp's writer lays it out: 20,000 mesh Models, each with a Geometry, a Skin and one Cluster on the same
+ * bone, which hangs under the Null "Armature" (moved to x = 3). Each cluster gets TransformAssociateModel, Armature's
+ * world. The pass looked a Model's parent up among all its connections at every step of every cluster's walk, and the
+ * bone is connected to every cluster: quadratic (20,000 instanced meshes: about 30 of a 47 s convert). Now well under
+ * a second; the bound is generous for a loaded machine (before: 26 s here). */
+START_TEST(clusters_of_a_crowd_on_one_bone_are_fixed_in_linear_time) {
+  enum { N = 20000 };
+  skio_buf text = {0};
+  skio_buf_str(&text,
+               "FBXHeaderExtension:  {\n\tFBXVersion: 7400\n}\nObjects:  {\n"
+               "\tModel: 1, \"Model::Armature\", \"Null\" {\n\t\tProperties70:  {\n"
+               "\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",3,0,0\n\t\t}\n\t}\n"
+               "\tModel: 2, \"Model::Bone\", \"LimbNode\" {\n\t}\n");
+  static const char k_matrix[] = "*16 {\n\t\t\ta: 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1\n\t\t}\n";
+  for (int i = 0; i < N; ++i) {
+    const long id = 100 + 4L * i; /* Model id, Geometry id + 1, Skin id + 2, Cluster id + 3 */
+    skio_buf_printf(
+        &text,
+        "\tModel: %ld, \"Model::m%d\", \"Mesh\" {\n\t}\n\tGeometry: %ld, \"Geometry::m%d\", \"Mesh\" {\n\t}\n"
+        "\tDeformer: %ld, \"Deformer::s%d\", \"Skin\" {\n\t}\n"
+        "\tDeformer: %ld, \"SubDeformer::c%d\", \"Cluster\" {\n\t\tTransform: %s\t\tTransformLink: %s\t}\n",
+        id, i, id + 1, i, id + 2, i, id + 3, i, k_matrix, k_matrix);
+  }
+  skio_buf_str(&text, "}\nConnections:  {\n\tC: \"OO\",1,0\n");
+  for (int i = 0; i < N; ++i) {
+    const long id = 100 + 4L * i;
+    skio_buf_printf(
+        &text, "\tC: \"OO\",%ld,0\n\tC: \"OO\",%ld,%ld\n\tC: \"OO\",%ld,%ld\n\tC: \"OO\",%ld,%ld\n\tC: \"OO\",2,%ld\n",
+        id, id + 1, id, id + 2, id + 1, id + 3, id + 2, id + 3);
+  }
+  skio_buf_str(&text, "\tC: \"OO\",2,1\n}\n"); /* the bone's parent after its clusters, as Assimp writes them */
+  ck_assert(!text.oom);
+  skc_err e = {0};
+  uint8_t *bin = NULL, *out = NULL;
+  size_t bin_n = 0, out_n = 0;
+  ck_assert_msg(skio_fbx_from_ascii((const char*)text.p, text.n, &bin, &bin_n, &e) == SKC_OK, "%s", e.message);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint32_t added = 0;
+  ck_assert_msg(skio_fbx_fix_clusters(bin, bin_n, NULL, 0, &out, &out_n, &added, &e) == SKC_OK, "%s", e.message);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  const double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  ck_assert_uint_eq(added, N);
+  skio_fbx_tree t;
+  ck_assert_msg(skio_fbx_tree_parse(out, out_n, &t, &e) == SKC_OK, "%s", e.message);
+  const uint32_t objects = skio_fbx_child(&t, SKIO_FBX_NONE, "Objects", SKIO_FBX_NONE);
+  int checked = 0;
+  for (uint32_t r = skio_fbx_child(&t, objects, "Deformer", SKIO_FBX_NONE); r != SKIO_FBX_NONE;
+       r = skio_fbx_child(&t, objects, "Deformer", r)) {
+    if (!skio_fbx_prop_str_is(&t, r, 2, "Cluster")) continue;
+    double* am = NULL;
+    size_t count = 0;
+    ck_assert_int_eq(skio_fbx_child_f64(&t, r, "TransformAssociateModel", &am, &count, &e), SKC_OK);
+    ck_assert_msg(count == 16 && am[12] == 3.0 && am[13] == 0.0 && am[0] == 1.0, "cluster %d: not Armature's world",
+                  checked);
+    free(am);
+    ++checked;
+  }
+  ck_assert_int_eq(checked, N);
+  ck_assert_msg(seconds < 5.0, "%d clusters fixed in %.2f s", N, seconds);
+  skio_fbx_tree_free(&t);
+  free(out);
+  free(bin);
+  free(text.p);
 }
 END_TEST
 
@@ -1618,6 +1816,8 @@ static Suite* suite(void) {
   tcase_add_test(t, shape_key_animation_in_binary_fbx);
   tcase_add_test(t, fbx_rotation_through_180_degrees_between_keys);
   tcase_add_test(t, stop_times_without_values_are_refused);
+  tcase_add_test(t, each_mesh_has_clusters_for_the_joints_it_weights);
+  tcase_add_test(t, clusters_of_a_crowd_on_one_bone_are_fixed_in_linear_time);
   tcase_add_test(t, corpus_binary_fbx_equals_ascii_fbx);
   suite_add_tcase(s, t);
   return s;
