@@ -42,7 +42,7 @@ extern "C" {
 /* ============================================================================================ common */
 
 /* Library version as MAJOR * 10000 + MINOR * 100 + PATCH (1.25.0 -> 12500); MAJOR.MINOR is the ABI version. */
-#define SK_VERSION 12701
+#define SK_VERSION 12702
 /* ABI major: changes only on incompatible changes of this header. Bindings must refuse another major. */
 #define SK_ABI_MAJOR 1
 #define SK_ABI_MINOR 27
@@ -628,7 +628,7 @@ SK_API sk_result sk_scene_mesh_set_parent_joint(sk_scene* scene, uint32_t mesh, 
  * in. Since 1.21 too (library 1.21.1), for a skinned mesh of a glTF file whose node transforms are not its bind pose
  * up to one transform and whose skin names its "skeleton" node (or whose joints hang from the scene root): the world
  * transform of the skin's armature node (that node, or its parent when it is a joint), which Blender's glTF importer
- * takes the inverse binds to be relative to. Since session 76 (the release after 1.27.1), for a skinned mesh of a
+ * takes the inverse binds to be relative to. Since 1.27.2, for a skinned mesh of a
  * Collada file whose node transforms are not its bind pose up to one transform: the root node's transform (the
  * document's up axis) times the skin's bind shape matrix, the space of Assimp's offsets. SK_ERR_NOT_FOUND when the
  * reader noted none (other formats and cases, an unskinned mesh, a scene built with sk_scene_create) or

@@ -9,7 +9,7 @@ preferences.py are the Blender side.
 bl_info = {
     "name": "skinkit",
     "author": "skinkit developers",
-    "version": (1, 27, 1),
+    "version": (1, 27, 2),
     "blender": (3, 4, 0),
     "location": "3D View > Sidebar > Skinkit; Weight Paint > Weights; Object > Parent; File > Import/Export",
     "description": "Auto bind, skin weight tools, .skf export and Assimp import/export backed by libskinkit",

@@ -34,7 +34,7 @@ ABI_MAJOR = 1
 
 # ------------------------------------------------------------------------------------------- constants
 # Header values when this binding was last synchronized (the library's own are sk_version()/sk_abi_minor()).
-SK_VERSION = 12701
+SK_VERSION = 12702
 SK_ABI_MAJOR = ABI_MAJOR
 SK_ABI_MINOR = 27
 

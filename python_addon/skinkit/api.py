@@ -1150,7 +1150,7 @@ class Scene(_Handle):
         space of its inverse binds, so bind_world @ inv(inverse_bind[j]) is the bind pose the file declares for joint
         j even when its rest pose is another (an FBX saved in a frame of its animation). Since library 1.21.1 also a
         posed glTF skin's armature node when the skin names its skeleton (what Blender's glTF importer takes the
-        inverse binds to be relative to), and since session 76 a posed Collada skin's bind shape in the document's
+        inverse binds to be relative to), and since library 1.27.2 a posed Collada skin's bind shape in the document's
         world. None when the reader noted none (other formats and cases, an unskinned mesh) or the library predates
         it."""
         if not self._lib.has("sk_scene_mesh_bind_world"):
