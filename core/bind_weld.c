@@ -207,8 +207,9 @@ static double gap_tolerance(float* d, size_t n, double lo, double hi) {
   return at;
 }
 
-/* Below this distance points are always one: WELD_FLOOR of the size, or WELD_ROUNDING ulps of the largest finite
- * coordinate (pairs closer than the rounding could have been identical before it). */
+/* Below this distance points are always one: WELD_ROUNDING ulps of the largest finite coordinate (pairs closer than
+ * the rounding could have been identical before it), at least WELD_FLOOR of the size; a mesh so far from the origin
+ * that its rounding passes the reach gets WELD_FLOOR (no weld is reliable there). */
 static double weld_floor(const float* p, size_t n, double size) {
   float big = 0.0f;
   for (size_t i = 0; i < 3 * n; ++i)

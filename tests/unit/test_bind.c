@@ -488,9 +488,9 @@ static size_t cut_tube(skt_bind_mesh* m, float off) {
 
 START_TEST(copies_a_rounding_apart_weld_as_identical_ones) {
   /* A tube cut in two whose cut's copies lie 2e-7 apart (the rounding of a float at a few units) binds as the tube
-   * whose copies are identical, by every method: CesiumMan_subdiv2's subdivision left 480 such pairs, which moved by
-   * (5, 3, 1) became identical, joined two of its parts and bound up to 0.43 apart (29,405 vertices) before session
-   * 76 welded copies within 1e-5 of the mesh's size (docs/bind.md "Session 76: copies a rounding apart"). */
+   * whose copies are identical, by every method: CesiumMan_subdiv2's subdivision left ~600 such pairs, which moved by
+   * (5, 3, 1) became identical, joined two of its parts and bound up to 0.43 apart (29,405 vertices) until session 76
+   * welded copies closer than the coordinates' rounding (docs/bind.md "Session 76: copies a rounding apart"). */
   skt_bind_mesh same = skt_bind_cylinder(20, 32, 4), near = skt_bind_cylinder(20, 32, 4);
   const size_t first = cut_tube(&same, 0.0f);
   ck_assert_uint_eq(cut_tube(&near, 2e-7f), first);
